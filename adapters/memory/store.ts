@@ -1,0 +1,102 @@
+import { randomUUID } from "node:crypto";
+import { evaluateQuery } from "../../src/ports/evaluate-query.ts";
+import {
+  type Page,
+  type Query,
+  type Store,
+  StoreConflictError,
+  type Stored,
+  type StoreRecord,
+  type WriteOptions,
+} from "../../src/ports/store.ts";
+
+interface Entry {
+  record: StoreRecord;
+  etag: string;
+}
+
+/**
+ * The executable spec of the `Store` port: plain maps, records copied in and out so that no
+ * caller can change what is stored without a write. Nothing survives the process.
+ */
+export function createMemoryStore(): Store {
+  const collections = new Map<string, Map<string, Map<string, Entry>>>();
+
+  const empty: ReadonlyMap<string, Entry> = new Map();
+
+  function recordsOf(collection: string, partition: string): ReadonlyMap<string, Entry> {
+    return collections.get(collection)?.get(partition) ?? empty;
+  }
+
+  function partitionOf(collection: string, partition: string): Map<string, Entry> {
+    const partitions = collections.get(collection) ?? new Map<string, Map<string, Entry>>();
+    collections.set(collection, partitions);
+    const records = partitions.get(partition) ?? new Map<string, Entry>();
+    partitions.set(partition, records);
+    return records;
+  }
+
+  function put<T extends StoreRecord>(records: Map<string, Entry>, record: T): Stored<T> {
+    const entry = { record: structuredClone(record), etag: randomUUID() };
+    records.set(record.id, entry);
+    return { record: structuredClone(record), etag: entry.etag };
+  }
+
+  function checkEtag(entry: Entry, options?: WriteOptions) {
+    if (options?.ifMatch !== undefined && options.ifMatch !== entry.etag) {
+      throw new StoreConflictError("etag");
+    }
+  }
+
+  return {
+    async get<T extends StoreRecord>(collection: string, partition: string, id: string) {
+      const entry = recordsOf(collection, partition).get(id);
+      return entry ? { record: structuredClone(entry.record) as T, etag: entry.etag } : null;
+    },
+
+    async create<T extends StoreRecord>(collection: string, partition: string, record: T) {
+      const records = partitionOf(collection, partition);
+      if (records.has(record.id)) throw new StoreConflictError("exists");
+      return put(records, record);
+    },
+
+    async replace<T extends StoreRecord>(
+      collection: string,
+      partition: string,
+      record: T,
+      options?: WriteOptions,
+    ) {
+      const records = partitionOf(collection, partition);
+      const entry = records.get(record.id);
+      if (!entry) return null;
+      checkEtag(entry, options);
+      return put(records, record);
+    },
+
+    async delete(collection: string, partition: string, id: string, options?: WriteOptions) {
+      const entry = recordsOf(collection, partition).get(id);
+      if (!entry) return false;
+      checkEtag(entry, options);
+      return partitionOf(collection, partition).delete(id);
+    },
+
+    async query<T extends StoreRecord>(collection: string, partition: string, query?: Query) {
+      const records = [...recordsOf(collection, partition).values()].map(
+        (entry) => entry.record as T,
+      );
+      const page: Page<T> = evaluateQuery(records, query);
+      return {
+        items: page.items.map((item) => structuredClone(item)),
+        continuation: page.continuation,
+      };
+    },
+
+    async deletePartition(collection: string, partition: string) {
+      const count = recordsOf(collection, partition).size;
+      collections.get(collection)?.delete(partition);
+      return count;
+    },
+
+    async close() {},
+  };
+}

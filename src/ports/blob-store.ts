@@ -1,0 +1,47 @@
+/**
+ * The BlobStore port: where attachment files live. A container holds blobs by name; the
+ * service uses the form id as container and the attachment id as blob name.
+ *
+ * Calls may overlap. A blob is visible to `get` only once its `put` has resolved.
+ */
+export interface BlobStore {
+  /**
+   * Streams `body` into a new blob, replacing any blob of that name.
+   * @returns the number of bytes written.
+   * @throws the error of `body` when the stream fails; no partial blob stays behind then.
+   */
+  put(
+    container: string,
+    name: string,
+    body: ReadableStream<Uint8Array>,
+    info: BlobInfo,
+  ): Promise<number>;
+
+  /** Opens a blob for reading. @returns `null` when there is no such blob. */
+  get(
+    container: string,
+    name: string,
+  ): Promise<{ body: ReadableStream<Uint8Array>; info: BlobInfo } | null>;
+
+  /** Deletes a blob. @returns `false` when there was none. */
+  delete(container: string, name: string): Promise<boolean>;
+
+  /** Deletes a container and every blob in it. */
+  deleteContainer(container: string): Promise<void>;
+
+  /**
+   * A read-only signed query string (`?sv=&se=&sr=&sp=&sig=`) for one blob, or for a whole
+   * container when `name` is omitted, valid until `expiresAt`.
+   */
+  signedQuery(container: string, name: string | undefined, expiresAt: Date): Promise<string>;
+
+  /** The full URL of a blob, without a signature: `{storage_url}/<container>/<name>`. */
+  blobUrl(container: string, name: string): string;
+}
+
+/** What a blob is, kept beside its bytes. */
+export interface BlobInfo {
+  contentType: string;
+  /** The file name offered to whoever downloads it. */
+  filename: string;
+}

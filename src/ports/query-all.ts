@@ -1,0 +1,22 @@
+import type { Page, Query, Store, StoreRecord } from "./store.ts";
+
+/** Reads every record a query matches, page by page. For partitions known to stay small. */
+export async function queryAll<T extends StoreRecord>(
+  store: Store,
+  collection: string,
+  partition: string,
+  query: Omit<Query, "continuation" | "limit"> = {},
+): Promise<T[]> {
+  const records: T[] = [];
+  let continuation: string | null = null;
+  do {
+    const page: Page<T> = await store.query<T>(collection, partition, {
+      ...query,
+      limit: 1000,
+      continuation,
+    });
+    records.push(...page.items);
+    continuation = page.continuation;
+  } while (continuation);
+  return records;
+}

@@ -1,0 +1,153 @@
+/**
+ * The Store port: where every record of the service lives.
+ *
+ * Records are JSON objects with a string `id`, grouped in named collections and, inside a
+ * collection, in partitions. Every operation names its partition, so that the contract maps
+ * onto Cosmos DB (one container per collection, the partition as partition key) and onto
+ * files (one set of files per partition). There is no cross-partition operation on purpose.
+ *
+ * Calls may overlap; each single call is atomic. Optimistic concurrency uses opaque etags:
+ * a write with `ifMatch` succeeds only if the stored record still carries that etag.
+ */
+export interface Store {
+  /**
+   * Reads one record by id inside its partition.
+   * @returns the record and its etag, or `null` when no record has that id there.
+   */
+  get<T extends StoreRecord>(
+    collection: string,
+    partition: string,
+    id: string,
+  ): Promise<Stored<T> | null>;
+
+  /**
+   * Creates a record.
+   * @throws {StoreConflictError} with reason `"exists"` when the partition already holds a
+   *   record with that id; nothing is written then.
+   */
+  create<T extends StoreRecord>(
+    collection: string,
+    partition: string,
+    record: T,
+  ): Promise<Stored<T>>;
+
+  /**
+   * Replaces a whole record (same id, same partition).
+   * @returns the new record and its new etag, or `null` when no record has that id.
+   * @throws {StoreConflictError} with reason `"etag"` when `ifMatch` is given and the stored
+   *   etag differs; nothing is written then.
+   */
+  replace<T extends StoreRecord>(
+    collection: string,
+    partition: string,
+    record: T,
+    options?: WriteOptions,
+  ): Promise<Stored<T> | null>;
+
+  /**
+   * Deletes a record.
+   * @returns `true` when it was deleted, `false` when no record had that id.
+   * @throws {StoreConflictError} with reason `"etag"` when `ifMatch` is stale.
+   */
+  delete(
+    collection: string,
+    partition: string,
+    id: string,
+    options?: WriteOptions,
+  ): Promise<boolean>;
+
+  /**
+   * Lists the records of one partition that satisfy every condition of `query.where`,
+   * ordered by `query.orderBy` (ties, and the default order, by `id` ascending), at most
+   * `query.limit` at a time. Pass the returned `continuation` back to read the next page;
+   * it is `null` on the last page. Records written between pages may or may not appear,
+   * but no record that existed throughout is skipped or repeated.
+   */
+  query<T extends StoreRecord>(
+    collection: string,
+    partition: string,
+    query?: Query,
+  ): Promise<Page<T>>;
+
+  /**
+   * Deletes every record of one partition.
+   * @returns how many records were deleted.
+   */
+  deletePartition(collection: string, partition: string): Promise<number>;
+
+  /** Finishes pending writes and releases resources; the store is not used afterwards. */
+  close(): Promise<void>;
+}
+
+/** The shape every stored record has. */
+export interface StoreRecord {
+  id: string;
+}
+
+/** A record as read from or written to the store, with its current etag. */
+export interface Stored<T> {
+  record: T;
+  /** Opaque version tag; changes on every write of the record. */
+  etag: string;
+}
+
+/** Options of conditional writes. */
+export interface WriteOptions {
+  /** Write only if the stored record still has this etag. */
+  ifMatch?: string;
+}
+
+/** A scalar a condition compares with. Strings compare by code unit, numbers numerically. */
+export type Scalar = string | number | boolean;
+
+/** One condition on a top-level field of a record. */
+export type Condition =
+  | { field: string; op: "eq"; value: Scalar }
+  | { field: string; op: "gt" | "gte" | "lt" | "lte"; value: string | number }
+  /** The field is an array that contains `value`. */
+  | { field: string; op: "contains"; value: Scalar };
+
+/** A single-partition query. */
+export interface Query {
+  /** Conditions that must all hold. */
+  where?: Condition[];
+  /**
+   * A top-level field to order by; every record the query matches must have it (Cosmos DB
+   * drops records lacking an ORDER BY field). @default id ascending
+   */
+  orderBy?: { field: string; direction?: "asc" | "desc" };
+  /** The most records a page returns. @default no limit */
+  limit?: number;
+  /** The token of the previous page. */
+  continuation?: string | null;
+}
+
+/** One page of a query. */
+export interface Page<T> {
+  items: T[];
+  /** Token for the next page; `null` when there is none. */
+  continuation: string | null;
+}
+
+/** A write that lost a race or broke uniqueness. */
+export class StoreConflictError extends Error {
+  /** `"exists"`: create of an id already there; `"etag"`: a stale `ifMatch`. */
+  readonly reason: "exists" | "etag";
+
+  constructor(reason: "exists" | "etag", message?: string, options?: ErrorOptions) {
+    super(
+      message ?? (reason === "exists" ? "record already exists" : "record was changed"),
+      options,
+    );
+    this.name = "StoreConflictError";
+    this.reason = reason;
+  }
+}
+
+/** Thrown by adapters for a continuation token they did not issue. */
+export class StoreContinuationError extends Error {
+  constructor(message = "invalid continuation token", options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StoreContinuationError";
+  }
+}

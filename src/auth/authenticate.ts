@@ -1,0 +1,35 @@
+import type { Context } from "../context.ts";
+import { collections } from "../context.ts";
+import { type AccountRecord, findAccount, type TokenRecord } from "../domain/accounts.ts";
+import { UnauthorizedError } from "../errors.ts";
+import type { Caller } from "./caller.ts";
+import { secretMatches } from "./secrets.ts";
+
+const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Finds who is calling from the request's credentials.
+ * @returns the caller, or `null` when the request carries no credentials at all.
+ * @throws {UnauthorizedError} when it carries credentials that are incomplete or wrong.
+ */
+export async function authenticate(ctx: Context, headers: Headers): Promise<Caller | null> {
+  const tokenId = headers.get("TokenId");
+  const tokenSecret = headers.get("TokenSecret");
+  if (tokenId === null && tokenSecret === null) return null;
+  if (!tokenId || !tokenSecret)
+    throw new UnauthorizedError("Both TokenId and TokenSecret are required");
+  const account = await accountOfToken(ctx, tokenId.trim().toLowerCase(), tokenSecret.trim());
+  if (!account) throw new UnauthorizedError("Unknown TokenId or wrong TokenSecret");
+  return { userId: account.id, email: account.email };
+}
+
+async function accountOfToken(
+  ctx: Context,
+  tokenId: string,
+  secret: string,
+): Promise<AccountRecord | null> {
+  if (!guidPattern.test(tokenId)) return null;
+  const token = await ctx.store.get<TokenRecord>(collections.tokens, tokenId, tokenId);
+  if (!token || !secretMatches(secret, token.record.secret_hash)) return null;
+  return findAccount(ctx, token.record.user_id);
+}

@@ -1,0 +1,45 @@
+import type { BlobStore } from "./ports/blob-store.ts";
+import type { Store } from "./ports/store.ts";
+import type { WebhookSender } from "./ports/webhook-sender.ts";
+
+/** What every domain function works with: the ports and the service's settings. */
+export interface Context {
+  store: Store;
+  blobs: BlobStore | undefined;
+  webhookSender: WebhookSender | undefined;
+  /** The current time; tests may fix it. */
+  now(): Date;
+  /** Maps a client address to its two-letter country code, or "" where unknown. */
+  countryOf(address: string): string | Promise<string>;
+  limits: Limits;
+}
+
+/** Bounds on what one request may carry. */
+export interface Limits {
+  /** Largest JSON body accepted, in bytes. */
+  jsonBodyBytes: number;
+  /** Most datalist entries one D5 call may insert. */
+  entriesPerInsert: number;
+}
+
+/** Names of the Store collections and what partitions each. */
+export const collections = {
+  /** Accounts; partition and id: the user id. */
+  accounts: "accounts",
+  /** E-mail → user id, to keep e-mails unique; partition and id: the normalised e-mail. */
+  accountEmails: "account_emails",
+  /** Account tokens; partition and id: the token id. */
+  tokens: "tokens",
+  /** Partners; partition and id: the partner id. */
+  partners: "partners",
+  /** Forms; partition and id: the form id. */
+  forms: "forms",
+  /** Form user security records; partition: the form id. */
+  formUsers: "form_users",
+  /** Which forms a principal can reach; partition: `user:<id>` or `email:<e-mail>`; id: form id. */
+  memberships: "memberships",
+  /** Datalists; partition: the owner's user id. */
+  datalists: "datalists",
+  /** Datalist entry items; partition: the datalist id. */
+  datalistEntries: "datalist_entries",
+} as const;

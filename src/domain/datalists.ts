@@ -1,0 +1,88 @@
+import type { Caller } from "../auth/caller.ts";
+import { type Context, collections } from "../context.ts";
+import { NotFoundError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { queryAll } from "../ports/query-all.ts";
+import { createdAt, type Timestamps } from "../timestamps.ts";
+
+/** The values of `list_type` we accept: the one the hosted service is seen to use. */
+export const listTypes = ["alphanumeric"] as const;
+
+/** A datalist's settings. */
+export interface DatalistSettings {
+  list_name: string;
+  list_description: string;
+  list_type: (typeof listTypes)[number];
+}
+
+/** A stored datalist. Partition: its owner's user id, so a caller only ever reads their own. */
+export interface DatalistRecord extends Timestamps {
+  settings: DatalistSettings;
+  id: string;
+}
+
+/** D1: creates a datalist owned by the caller. */
+export async function createDatalist(ctx: Context, caller: Caller, settings: DatalistSettings) {
+  const record: DatalistRecord = { settings, id: newId(), ...createdAt(ctx.now()) };
+  await ctx.store.create(collections.datalists, caller.userId, record);
+  return record;
+}
+
+/**
+ * Reads one of the caller's datalists.
+ * @throws {NotFoundError} when it does not exist or belongs to someone else.
+ */
+export async function getDatalist(ctx: Context, caller: Caller, datalistId: string) {
+  const entry = await ctx.store.get<DatalistRecord>(
+    collections.datalists,
+    caller.userId,
+    datalistId,
+  );
+  if (!entry) throw new NotFoundError("Datalist not found");
+  return entry;
+}
+
+/** D2: changes the settings given; the others stay. */
+export async function updateDatalist(
+  ctx: Context,
+  caller: Caller,
+  datalistId: string,
+  settings: Partial<DatalistSettings>,
+) {
+  const { record, etag } = await getDatalist(ctx, caller, datalistId);
+  const next: DatalistRecord = {
+    ...record,
+    settings: { ...record.settings, ...settings },
+    modified_date_utc: ctx.now().toISOString(),
+  };
+  const saved = await ctx.store.replace(collections.datalists, caller.userId, next, {
+    ifMatch: etag,
+  });
+  if (!saved) throw new NotFoundError("Datalist not found");
+  return saved.record;
+}
+
+/**
+ * D3: deletes a datalist and all its entries. The datalist goes first, so that nobody can
+ * add entries to it while they are being removed.
+ */
+export async function deleteDatalist(ctx: Context, caller: Caller, datalistId: string) {
+  const { record } = await getDatalist(ctx, caller, datalistId);
+  await ctx.store.delete(collections.datalists, caller.userId, datalistId);
+  await ctx.store.deletePartition(collections.datalistEntries, datalistId);
+  return record;
+}
+
+/** D4: the caller's datalists, oldest first, with the ids by access kind. */
+export async function listDatalists(ctx: Context, caller: Caller) {
+  const results = await queryAll<DatalistRecord>(ctx.store, collections.datalists, caller.userId, {
+    orderBy: { field: "created_date_utc" },
+  });
+  const ids = results.map((list) => list.id);
+  return {
+    results,
+    accessible_datalist_ids_edit_access: ids,
+    accessible_datalist_ids_account_management_access: [...ids],
+    accessible_datalist_ids_full_reporting_access: [...ids],
+  };
+}

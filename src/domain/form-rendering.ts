@@ -1,0 +1,41 @@
+import type { Caller } from "../auth/caller.ts";
+import type { Context } from "../context.ts";
+import { listEntryValues } from "./datalist-entries.ts";
+import { accessFormToSubmit } from "./form-access.ts";
+import type { FormDefinition } from "./form-definition.ts";
+import { formSummary } from "./form-record.ts";
+import { renderedSections } from "./form-settings.ts";
+
+/**
+ * F5: what a page needs to render the form: its definition, with the options of
+ * datalist-backed fields filled in from the datalist, and the sections that drive rendering.
+ */
+export async function renderForm(ctx: Context, caller: Caller | null, formId: string) {
+  const { form } = await accessFormToSubmit(ctx, caller, formId);
+  const form_configuration: Record<string, unknown> = formSummary(form).form_configuration;
+  for (const section of renderedSections) {
+    if (form.form_configuration[section] !== undefined) {
+      form_configuration[section] = form.form_configuration[section];
+    }
+  }
+  return {
+    id: form.id,
+    form_configuration,
+    form_definition: await withDatalistOptions(ctx, form.form_definition),
+  };
+}
+
+async function withDatalistOptions(
+  ctx: Context,
+  definition: FormDefinition,
+): Promise<FormDefinition> {
+  const resolved = structuredClone(definition);
+  for (const page of resolved.pages) {
+    for (const field of page.fields) {
+      if ("datalist_id" in field && typeof field.datalist_id === "string") {
+        field.options = await listEntryValues(ctx, field.datalist_id);
+      }
+    }
+  }
+  return resolved;
+}

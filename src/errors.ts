@@ -1,0 +1,108 @@
+/**
+ * The service's errors: each carries an HTTP status and a stable snake_case code from one
+ * table, and renders as the failure envelope of design.md §8.
+ */
+
+/** Every error code the service answers with, and its HTTP status. */
+export const errorStatus = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  quota_exceeded: 403,
+  form_disabled: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof errorStatus;
+
+/** One problem with the input: where (`path`, dotted) and what. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Base of every error the service answers on purpose. */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly issues: ValidationIssue[] | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    issues?: ValidationIssue[],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "ServiceError";
+    this.code = code;
+    this.status = errorStatus[code];
+    this.issues = issues;
+  }
+}
+
+/** 400: the request is malformed or fails validation. */
+export class ValidationError extends ServiceError {
+  constructor(message: string, issues: ValidationIssue[] = [], options?: ErrorOptions) {
+    super("validation_failed", message, issues, options);
+  }
+}
+
+/** 401: credentials are missing, unknown or expired. */
+export class UnauthorizedError extends ServiceError {
+  constructor(message = "Valid credentials are required") {
+    super("unauthorized", message);
+  }
+}
+
+/** 403: the caller is known but may not do this. */
+export class ForbiddenError extends ServiceError {
+  constructor(message = "You do not have permission to do this") {
+    super("forbidden", message);
+  }
+}
+
+/** 404: no such route, or a record the caller may not see. */
+export class NotFoundError extends ServiceError {
+  constructor(message = "Not found") {
+    super("not_found", message);
+  }
+}
+
+/** 409: the record already exists. */
+export class ConflictError extends ServiceError {
+  constructor(message: string) {
+    super("conflict", message);
+  }
+}
+
+/** The failure envelope's JSON body. */
+export interface ErrorEnvelope {
+  id: "";
+  message: string;
+  action_successful: false;
+  error: ErrorCode;
+  issues?: ValidationIssue[];
+}
+
+/** Renders an error as the failure envelope; anything unexpected becomes a bare 500. */
+export function errorEnvelope(error: unknown): { status: number; body: ErrorEnvelope } {
+  const known =
+    error instanceof ServiceError
+      ? error
+      : new ServiceError("internal_error", "Something went wrong on our side");
+  const body: ErrorEnvelope = {
+    id: "",
+    message: known.message,
+    action_successful: false,
+    error: known.code,
+  };
+  if (known.issues) body.issues = known.issues;
+  return { status: known.status, body };
+}

@@ -1,0 +1,57 @@
+import { ServiceError, ValidationError } from "../errors.ts";
+
+/**
+ * Reads a JSON request body of at most `limit` bytes. A missing body reads as `undefined`.
+ * @throws {ServiceError} 415 for a content type other than JSON, 413 past the limit, and
+ *   {ValidationError} 400 for malformed JSON. It never falls back to an empty value.
+ */
+export async function readJson(request: Request, limit: number): Promise<unknown> {
+  const type = request.headers.get("content-type");
+  if (type && !/^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(type.trim())) {
+    throw new ServiceError(
+      "unsupported_media_type",
+      "The body must be JSON (Content-Type: application/json)",
+    );
+  }
+  const text = await readText(request, limit);
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ValidationError("The request body is not valid JSON");
+  }
+}
+
+async function readText(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ValidationError("The request body is not valid UTF-8");
+  }
+}
+
+function tooLarge(limit: number): ServiceError {
+  return new ServiceError("payload_too_large", `The body is larger than ${limit} bytes`);
+}

@@ -1,0 +1,34 @@
+import type { IRequestStrict, RouterType } from "itty-router";
+import type { Caller } from "../auth/caller.ts";
+import type { Context } from "../context.ts";
+import { UnauthorizedError } from "../errors.ts";
+
+/** A request as route handlers see it. */
+export interface RouteRequest extends IRequestStrict {
+  /** Who is calling; `null` when the request carries no credentials. */
+  caller: Caller | null;
+  /** The client's address, as the embedder reported it (or the trusted proxy header). */
+  clientAddress: string;
+}
+
+/** The router every section's routes are added to. */
+export type ServiceRouter = RouterType<RouteRequest, [Context]>;
+
+/** The success envelope of most write endpoints. */
+export function envelope(id: string, message: string) {
+  return { id, message, action_successful: true, error: "" };
+}
+
+/**
+ * The signed-in caller of a restricted route.
+ * @throws {UnauthorizedError} when the request carries no credentials.
+ */
+export function callerOf(request: RouteRequest): Caller {
+  if (!request.caller) throw new UnauthorizedError();
+  return request.caller;
+}
+
+/** The request's URL, for its query flags. */
+export function urlOf(request: RouteRequest): URL {
+  return new URL(request.url);
+}

@@ -1,0 +1,40 @@
+/**
+ * Formwork: the whole HTTP interface of a hosted form service, served by a framework-agnostic
+ * `fetch` handler over pluggable storage ports.
+ */
+export type { AdminApi } from "./admin.ts";
+export type { Caller } from "./auth/caller.ts";
+export type { Limits } from "./context.ts";
+export type { Device } from "./device.ts";
+export {
+  ConflictError,
+  type ErrorCode,
+  errorStatus,
+  ForbiddenError,
+  NotFoundError,
+  ServiceError,
+  UnauthorizedError,
+  ValidationError,
+  type ValidationIssue,
+} from "./errors.ts";
+export type { BlobInfo, BlobStore } from "./ports/blob-store.ts";
+export { evaluateQuery } from "./ports/evaluate-query.ts";
+export {
+  type Condition,
+  type Page,
+  type Query,
+  type Store,
+  StoreConflictError,
+  StoreContinuationError,
+  type Stored,
+  type StoreRecord,
+  type WriteOptions,
+} from "./ports/store.ts";
+export type { WebhookOutcome, WebhookRequest, WebhookSender } from "./ports/webhook-sender.ts";
+export {
+  type ConnectionInfo,
+  createFormService,
+  defaultLimits,
+  type FormService,
+  type FormServiceOptions,
+} from "./service.ts";

@@ -1,0 +1,72 @@
+import * as v from "valibot";
+import { deviceOf } from "../device.ts";
+import { deleteEntry, insertEntries, listEntries } from "../domain/datalist-entries.ts";
+import {
+  createDatalist,
+  deleteDatalist,
+  listDatalists,
+  updateDatalist,
+} from "../domain/datalists.ts";
+import { readJson } from "../http/body.ts";
+import { parseWith, readFlag } from "../http/parse.ts";
+import { callerOf, type RouteRequest, type ServiceRouter, urlOf } from "../http/route-request.ts";
+import { parseGuid } from "../ids.ts";
+import {
+  createDatalistBody,
+  entryItem,
+  entryItemsOf,
+  updateDatalistBody,
+} from "../schemas/datalists.ts";
+
+/** Datalists: D1–D7. */
+export function datalistRoutes(router: ServiceRouter): void {
+  const base = "/api/restricted/datalist";
+  router
+    .post(base, async (request, ctx) => {
+      const body = parseWith(createDatalistBody, await readJson(request, ctx.limits.jsonBodyBytes));
+      return createDatalist(ctx, callerOf(request), body.settings);
+    })
+    .post(`${base}/:datalistId`, async (request, ctx) => {
+      const caller = callerOf(request);
+      const datalistId = datalistIdOf(request);
+      // D3 ignores its body: deleting takes no settings.
+      if (readFlag(urlOf(request), "for_deletion")) return deleteDatalist(ctx, caller, datalistId);
+      const body = await readJson(request, ctx.limits.jsonBodyBytes);
+      return updateDatalist(ctx, caller, datalistId, parseWith(updateDatalistBody, body).settings);
+    })
+    .get("/api/restricted/user/datalist", (request, ctx) => listDatalists(ctx, callerOf(request)))
+    .post(`${base}/:datalistId/entry`, async (request, ctx) => {
+      const caller = callerOf(request);
+      const datalistId = datalistIdOf(request);
+      const body = await readJson(request, ctx.limits.jsonBodyBytes);
+      const items = parseWith(
+        v.pipe(
+          v.array(entryItem),
+          v.minLength(1, "must hold at least one entry item"),
+          v.maxLength(
+            ctx.limits.entriesPerInsert,
+            `must hold at most ${ctx.limits.entriesPerInsert} items`,
+          ),
+        ),
+        entryItemsOf(body),
+        "The entry items are not valid",
+      );
+      const device = await deviceOf(ctx, request.clientAddress);
+      return insertEntries(ctx, caller, datalistId, items, device);
+    })
+    .delete(`${base}/:datalistId/entry/:datalistEntryId`, async (request, ctx) => {
+      const entryId = parseGuid(request.params.datalistEntryId, "datalistEntryId");
+      await deleteEntry(ctx, callerOf(request), datalistIdOf(request), entryId);
+      return {
+        message: "Datalist Entry has been deleted successfully",
+        datalist_entry_deleted: true,
+      };
+    })
+    .get(`${base}/:datalistId/entries`, (request, ctx) =>
+      listEntries(ctx, callerOf(request), datalistIdOf(request)),
+    );
+}
+
+function datalistIdOf(request: RouteRequest): string {
+  return parseGuid(request.params.datalistId, "datalistId");
+}

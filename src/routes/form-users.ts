@@ -1,0 +1,68 @@
+import * as v from "valibot";
+import {
+  addFormUser,
+  listFormUsers,
+  removeFormUser,
+  updateFormUser,
+} from "../domain/form-users.ts";
+import { type RoleFlags, roleNames } from "../domain/roles.ts";
+import { parseWith, readFlag } from "../http/parse.ts";
+import {
+  callerOf,
+  envelope,
+  type RouteRequest,
+  type ServiceRouter,
+  urlOf,
+} from "../http/route-request.ts";
+import { parseGuid } from "../ids.ts";
+import { emailSchema } from "../schemas/common.ts";
+
+/** Form users: U1–U4. Roles travel as `0`/`1` query flags. */
+export function formUserRoutes(router: ServiceRouter): void {
+  const base = "/api/restricted/form/:formId/usersecurity";
+  router
+    .get(base, (request, ctx) => listFormUsers(ctx, callerOf(request), formIdOf(request)))
+    .post(base, async (request, ctx) => {
+      const formId = formIdOf(request);
+      const url = urlOf(request);
+      const email = parseWith(
+        v.object({ collaborator_email: emailSchema }),
+        { collaborator_email: url.searchParams.get("collaborator_email") ?? undefined },
+        "collaborator_email must be an e-mail address",
+      ).collaborator_email;
+      const given = roleFlags(url);
+      const roles = Object.fromEntries(roleNames.map((r) => [r, given[r] ?? false])) as RoleFlags;
+      const record = await addFormUser(ctx, callerOf(request), formId, email, roles);
+      return envelope(record.id, "Form collaborator added successfully");
+    })
+    .post(`${base}/:userSecurityId`, async (request, ctx) => {
+      const id = parseGuid(request.params.userSecurityId, "userSecurityId");
+      await updateFormUser(
+        ctx,
+        callerOf(request),
+        formIdOf(request),
+        id,
+        roleFlags(urlOf(request)),
+      );
+      return envelope(id, "Form collaborator updated successfully");
+    })
+    .delete(`${base}/:userSecurityDocumentId`, async (request, ctx) => {
+      const formId = formIdOf(request);
+      const id = parseGuid(request.params.userSecurityDocumentId, "userSecurityDocumentId");
+      await removeFormUser(ctx, callerOf(request), formId, id);
+      return envelope(id, "Form collaborator removed successfully");
+    });
+}
+
+function formIdOf(request: RouteRequest): string {
+  return parseGuid(request.params.formId, "formId");
+}
+
+function roleFlags(url: URL): Partial<RoleFlags> {
+  const flags: Partial<RoleFlags> = {};
+  for (const role of roleNames) {
+    const value = readFlag(url, role);
+    if (value !== undefined) flags[role] = value;
+  }
+  return flags;
+}

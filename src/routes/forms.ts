@@ -1,0 +1,53 @@
+import { renderForm } from "../domain/form-rendering.ts";
+import { updateSettingsSection } from "../domain/form-settings.ts";
+import { cloneForm, createForm, deleteForm, listForms, replaceForm } from "../domain/forms.ts";
+import { ValidationError } from "../errors.ts";
+import { readJson } from "../http/body.ts";
+import { parseWith, readFlag } from "../http/parse.ts";
+import { callerOf, envelope, type ServiceRouter, urlOf } from "../http/route-request.ts";
+import { parseGuid } from "../ids.ts";
+import { formBody } from "../schemas/forms.ts";
+
+/** Forms: F1–F5 and the create and whole-update extensions. */
+export function formRoutes(router: ServiceRouter): void {
+  router
+    .post("/api/restricted/form", async (request, ctx) => {
+      const input = parseWith(formBody, await readJson(request, ctx.limits.jsonBodyBytes));
+      const form = await createForm(ctx, callerOf(request), input);
+      return envelope(form.id, "Form created successfully");
+    })
+    .post("/api/restricted/form/:formId/clone", async (request, ctx) => {
+      const form = await cloneForm(
+        ctx,
+        callerOf(request),
+        parseGuid(request.params.formId, "formId"),
+      );
+      return envelope(form.id, "Form cloned successfully");
+    })
+    .post("/api/restricted/form/:formId", async (request, ctx) => {
+      const caller = callerOf(request);
+      const formId = parseGuid(request.params.formId, "formId");
+      const url = urlOf(request);
+      if (!readFlag(url, "updateSettingsOnly")) {
+        const input = parseWith(formBody, await readJson(request, ctx.limits.jsonBodyBytes));
+        await replaceForm(ctx, caller, formId, input);
+      } else {
+        const section = url.searchParams.get("settingsSection")?.toLowerCase();
+        if (!section) {
+          throw new ValidationError("settingsSection is required with updateSettingsOnly=1", [
+            { path: "settingsSection", message: "is required" },
+          ]);
+        }
+        if (section === "generalsettingsdelete") await deleteForm(ctx, caller, formId);
+        else {
+          const body = await readJson(request, ctx.limits.jsonBodyBytes);
+          await updateSettingsSection(ctx, caller, formId, section, body);
+        }
+      }
+      return envelope("", "Form updated successfully");
+    })
+    .get("/api/restricted/user/form", (request, ctx) => listForms(ctx, callerOf(request)))
+    .get("/api/form/:formId", (request, ctx) =>
+      renderForm(ctx, request.caller, parseGuid(request.params.formId, "formId")),
+    );
+}

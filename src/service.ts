@@ -1,0 +1,103 @@
+import { type AdminApi, createAdminApi } from "./admin.ts";
+import type { Context, Limits } from "./context.ts";
+import type { RouteRequest } from "./http/route-request.ts";
+import { createRouter } from "./http/router.ts";
+import type { BlobStore } from "./ports/blob-store.ts";
+import type { Store } from "./ports/store.ts";
+import type { WebhookSender } from "./ports/webhook-sender.ts";
+
+/** Options of {@link createFormService}. */
+export interface FormServiceOptions {
+  /** Where records live. */
+  store: Store;
+  /** Where attachment files live. */
+  blobs?: BlobStore;
+  /** Delivers submission webhooks. */
+  webhookSender?: WebhookSender;
+  /**
+   * Enables the admin routes under `/api/admin`, authenticated by the `AdminSecret` header.
+   * @default undefined (the admin routes answer 404)
+   */
+  adminSecret?: string;
+  /**
+   * Take the client address from the first `X-Forwarded-For` entry. Turn on only behind a
+   * proxy you run, which sets that header itself.
+   * @default false
+   */
+  trustProxy?: boolean;
+  /**
+   * Maps a client address to its two-letter country code; "" where unknown.
+   * @default () => ""
+   */
+  countryOf?: (address: string) => string | Promise<string>;
+  /** Bounds on requests. */
+  limits?: Partial<Limits>;
+  /** The clock. @default () => new Date() */
+  now?: () => Date;
+  /**
+   * Receives every unexpected error (answered as a bare 500).
+   * @default console.error
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** What the embedder knows about the connection a request came on. */
+export interface ConnectionInfo {
+  /** The peer's IP address. */
+  clientAddress?: string;
+}
+
+/** A running form service. */
+export interface FormService {
+  /** Serves one request of the interface. */
+  fetch(request: Request, connection?: ConnectionInfo): Promise<Response>;
+  /** The programmatic admin API. */
+  admin: AdminApi;
+  /** Finishes pending work and closes the store. */
+  close(): Promise<void>;
+}
+
+/** Default bounds on requests. */
+export const defaultLimits: Limits = { jsonBodyBytes: 1_000_000, entriesPerInsert: 1000 };
+
+/**
+ * Creates the form service over the given ports. The result's `fetch` takes a web
+ * `Request` and answers a `Response`, so it mounts in any framework.
+ */
+export function createFormService(options: FormServiceOptions): FormService {
+  const ctx: Context = {
+    store: options.store,
+    blobs: options.blobs,
+    webhookSender: options.webhookSender,
+    now: options.now ?? (() => new Date()),
+    countryOf: options.countryOf ?? (() => ""),
+    limits: { ...defaultLimits, ...options.limits },
+  };
+  const admin = createAdminApi(ctx);
+  const router = createRouter({
+    admin,
+    adminSecret: options.adminSecret,
+    onError: options.onError ?? ((error) => console.error("formwork: unexpected error", error)),
+  });
+  const trustProxy = options.trustProxy ?? false;
+  return {
+    async fetch(request, connection) {
+      const routed = request as RouteRequest;
+      routed.clientAddress = clientAddressOf(request, connection, trustProxy);
+      return router.fetch(routed, ctx);
+    },
+    admin,
+    close: () => ctx.store.close(),
+  };
+}
+
+function clientAddressOf(
+  request: Request,
+  connection: ConnectionInfo | undefined,
+  trustProxy: boolean,
+) {
+  const forwarded = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : "";
+  const address = forwarded || connection?.clientAddress || "";
+  // IPv4 peers of a dual-stack socket show up as ::ffff:a.b.c.d.
+  return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+}

@@ -1,0 +1,56 @@
+import { createMemoryStore } from "../adapters/memory/index.ts";
+import { createFormService, type FormService, type FormServiceOptions } from "../src/index.ts";
+
+/** Credentials of a test account. */
+export interface TestUser {
+  user_id: string;
+  email: string;
+  token_id: string;
+  token_secret: string;
+}
+
+/** What a test sends: a body (JSON unless a string or FormData), extra headers, a caller. */
+export interface Send {
+  as?: TestUser;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A service over the memory store with a helper that sends one request and reads JSON. */
+export async function setup(options: Partial<FormServiceOptions> = {}) {
+  const service = createFormService({ store: createMemoryStore(), ...options });
+  const call = (method: string, path: string, send: Send = {}) =>
+    request(service, method, path, send);
+  const user = (email: string) => service.admin.createAccount({ email }) as Promise<TestUser>;
+  return { service, call, user };
+}
+
+/** Sends one request through `service.fetch` and reads the JSON answer. */
+export async function request(service: FormService, method: string, path: string, send: Send = {}) {
+  const headers = new Headers(send.headers);
+  if (send.as) {
+    headers.set("TokenId", send.as.token_id);
+    headers.set("TokenSecret", send.as.token_secret);
+  }
+  let body: string | undefined;
+  if (typeof send.body === "string") body = send.body;
+  else if (send.body !== undefined) {
+    body = JSON.stringify(send.body);
+    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+  }
+  const response = await service.fetch(
+    new Request(`http://localhost${path}`, { method, headers, body }),
+  );
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers.
+  const json: any = text ? JSON.parse(text) : undefined;
+  return { status: response.status, body: json, headers: response.headers };
+}
+
+/** A minimal valid form body. */
+export function formInput(name = "Contact us", fields: unknown[] = []) {
+  return {
+    form_configuration: { settings: { form_name: name, form_type: "classicsingle" } },
+    form_definition: { pages: [{ title: "Page 1", fields }] },
+  };
+}

@@ -1,0 +1,45 @@
+import { mkdir, rename, rm, unlink } from "node:fs/promises";
+import { isNotFound, lowdbError } from "./errors.ts";
+import { tombstoneFor } from "./file-names.ts";
+
+/** Creates a partition's folder and its parents; one already there is fine. */
+export async function createFolder(folder: string): Promise<void> {
+  try {
+    await mkdir(folder, { recursive: true });
+  } catch (cause) {
+    throw lowdbError(`cannot create ${folder}`, cause);
+  }
+}
+
+/**
+ * Renames a partition's folder out of the way, which removes the partition at once.
+ * @returns where it went, or `undefined` when there was no folder
+ */
+export async function moveAway(folder: string): Promise<string | undefined> {
+  const tombstone = tombstoneFor(folder);
+  try {
+    await rename(folder, tombstone);
+    return tombstone;
+  } catch (cause) {
+    if (isNotFound(cause)) return undefined;
+    throw lowdbError(`cannot delete ${folder}`, cause);
+  }
+}
+
+/** Deletes a folder moved away by `moveAway`. */
+export async function removeTree(folder: string): Promise<void> {
+  try {
+    await rm(folder, { recursive: true, force: true });
+  } catch (cause) {
+    throw lowdbError(`cannot delete ${folder}`, cause);
+  }
+}
+
+/** Deletes a file; one already gone is fine. */
+export async function removeFile(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (cause) {
+    if (!isNotFound(cause)) throw lowdbError(`cannot delete ${path}`, cause);
+  }
+}

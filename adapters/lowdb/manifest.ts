@@ -1,0 +1,108 @@
+import { join } from "node:path";
+import { Low } from "lowdb";
+import { JSONFile } from "lowdb/node";
+import { lowdbError } from "./errors.ts";
+import { FIRST_SEGMENT_FILE, isSegmentFile, MANIFEST_FILE } from "./file-names.ts";
+import type { IdRange } from "./segments.ts";
+
+/** One segment as the manifest lists it: the lowest id it owns and its file name. */
+export interface ManifestEntry {
+  low: string;
+  file: string;
+}
+
+/** The JSON of a manifest file. */
+interface ManifestData {
+  segments: ManifestEntry[];
+}
+
+/**
+ * The sorted list of a partition's segments. Segment `i` owns the ids from its `low` up to
+ * the next segment's `low`; the first one's `low` is always `""`, so every id has an owner.
+ */
+export class Manifest {
+  readonly #db: Low<ManifestData>;
+  readonly #path: string;
+
+  private constructor(path: string, db: Low<ManifestData>) {
+    this.#path = path;
+    this.#db = db;
+  }
+
+  /** Reads a partition's manifest; without one, the partition is its first segment alone. */
+  static async load(folder: string): Promise<Manifest> {
+    const path = join(folder, MANIFEST_FILE);
+    const db = new Low<ManifestData>(new JSONFile(path), {
+      segments: [{ low: "", file: FIRST_SEGMENT_FILE }],
+    });
+    try {
+      await db.read();
+    } catch (cause) {
+      throw lowdbError(`cannot read ${path}`, cause);
+    }
+    if (!isValid(db.data)) throw lowdbError(`${path} is not a valid manifest`);
+    return new Manifest(path, db);
+  }
+
+  /** The segments, sorted by `low`. */
+  get entries(): readonly ManifestEntry[] {
+    return this.#db.data.segments;
+  }
+
+  /** The index of the segment that owns `id`: the last one whose `low` is not above it. */
+  indexOf(id: string): number {
+    const segments = this.entries;
+    let lo = 0;
+    let hi = segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((segments[mid] as ManifestEntry).low <= id) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The ids the segment at `index` owns. */
+  rangeOf(index: number): IdRange {
+    const low = (this.entries[index] as ManifestEntry).low;
+    return { low, high: this.entries[index + 1]?.low };
+  }
+
+  /** Lists a segment split off the one at `index - 1`. */
+  insert(index: number, entry: ManifestEntry): void {
+    this.#db.data.segments.splice(index, 0, entry);
+  }
+
+  /**
+   * Unlists an empty segment. The next segment takes over its ids, by lowering its `low`:
+   * ids above a segment's range may linger in its file after a crashed split, but never ids
+   * below it, so widening downwards cannot bring a stale record back.
+   */
+  remove(index: number): void {
+    const segments = this.#db.data.segments;
+    const [removed] = segments.splice(index, 1);
+    const next = segments[index];
+    if (removed && next) next.low = index === 0 ? "" : removed.low;
+  }
+
+  /** Only restructuring writes the manifest, and it waits for the write before going on. */
+  async write(): Promise<void> {
+    try {
+      await this.#db.write();
+    } catch (cause) {
+      throw lowdbError(`cannot write ${this.#path}`, cause);
+    }
+  }
+}
+
+function isValid(data: unknown): data is ManifestData {
+  const segments = (data as Partial<ManifestData> | null)?.segments;
+  if (!Array.isArray(segments) || segments.length === 0) return false;
+  return segments.every(
+    (entry: Partial<ManifestEntry>, i) =>
+      typeof entry?.low === "string" &&
+      typeof entry.file === "string" &&
+      isSegmentFile(entry.file) &&
+      (i === 0 ? entry.low === "" : entry.low > (segments[i - 1] as ManifestEntry).low),
+  );
+}

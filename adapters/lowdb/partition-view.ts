@@ -1,0 +1,79 @@
+import { join } from "node:path";
+import { Manifest, type ManifestEntry } from "./manifest.ts";
+import type { Partition } from "./partition.ts";
+import type { SegmentCache } from "./segment-cache.ts";
+import { Segment } from "./segments.ts";
+
+/**
+ * What of one partition is in memory: its manifest and the segments loaded so far, each
+ * read from disk on first use. Every segment loaded or used is reported to the store's
+ * cache, which may later `unload` it again.
+ */
+export class PartitionView {
+  readonly #folder: string;
+  readonly #cache: SegmentCache<Partition>;
+  readonly #owner: Partition;
+  readonly #loaded = new Map<string, Segment>();
+  #manifest: Manifest | undefined;
+
+  constructor(folder: string, cache: SegmentCache<Partition>, owner: Partition) {
+    this.#folder = folder;
+    this.#cache = cache;
+    this.#owner = owner;
+  }
+
+  get loadedCount(): number {
+    return this.#loaded.size;
+  }
+
+  async manifest(): Promise<Manifest> {
+    this.#manifest ??= await Manifest.load(this.#folder);
+    return this.#manifest;
+  }
+
+  /** The segment owning `id`. */
+  async segmentFor(id: string): Promise<Segment> {
+    const manifest = await this.manifest();
+    return this.#segmentAt(manifest, manifest.indexOf(id));
+  }
+
+  /** Every segment, loaded one after the other to keep few files open. */
+  async allSegments(): Promise<Segment[]> {
+    const manifest = await this.manifest();
+    const segments: Segment[] = [];
+    for (let i = 0; i < manifest.entries.length; i++) {
+      segments.push(await this.#segmentAt(manifest, i));
+    }
+    return segments;
+  }
+
+  /** Keeps a segment created by a split. */
+  remember(segment: Segment): void {
+    this.#loaded.set(segment.path, segment);
+    this.#cache.touch(segment, this.#owner);
+  }
+
+  unload(segment: Segment): void {
+    this.#loaded.delete(segment.path);
+  }
+
+  /** Forgets a segment for good, from this view and from the cache. */
+  discard(segment: Segment): void {
+    this.unload(segment);
+    this.#cache.remove(segment);
+  }
+
+  /** Forgets everything, so that the next use reads the files again. */
+  reset(): void {
+    for (const segment of this.#loaded.values()) this.#cache.remove(segment);
+    this.#loaded.clear();
+    this.#manifest = undefined;
+  }
+
+  async #segmentAt(manifest: Manifest, index: number): Promise<Segment> {
+    const path = join(this.#folder, (manifest.entries[index] as ManifestEntry).file);
+    const segment = this.#loaded.get(path) ?? (await Segment.load(path, manifest.rangeOf(index)));
+    this.remember(segment);
+    return segment;
+  }
+}

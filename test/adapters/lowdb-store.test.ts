@@ -1,0 +1,252 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { createLowdbStore, type LowdbStoreOptions } from "../../adapters/lowdb/index.ts";
+import type { Store, StoreRecord } from "../../src/ports/store.ts";
+import { runStoreConformance } from "../../src/testing/index.ts";
+
+interface Row extends StoreRecord {
+  n: number;
+}
+interface SegmentJson {
+  records: Record<string, { record: StoreRecord; etag: string }>;
+}
+
+const temporary: string[] = [];
+after(() => Promise.all(temporary.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "formwork-lowdb-"));
+  temporary.push(dir);
+  return dir;
+}
+
+const directories = new WeakMap<Store, string>();
+function open(directory: string, options: Partial<LowdbStoreOptions> = {}): Store {
+  const store = createLowdbStore({ directory, ...options });
+  directories.set(store, directory);
+  return store;
+}
+async function reopen(store: Store, options: Partial<LowdbStoreOptions> = {}): Promise<Store> {
+  await store.close();
+  return open(directories.get(store) as string, options);
+}
+
+async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, "utf8")) as T;
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Reads one record straight from the files, the way the adapter lays them out. */
+async function inspect(store: Store, collection: string, partition: string, id: string) {
+  // The conformance suite uses plain lowercase names, which are their own encoding.
+  const folder = join(directories.get(store) as string, collection, partition);
+  const manifest = (await readJson<{ segments: { low: string; file: string }[] }>(
+    join(folder, "manifest.json"),
+  )) ?? { segments: [{ low: "", file: "0.json" }] };
+  const file = manifest.segments.findLast((segment) => segment.low <= id)?.file as string;
+  const records = (await readJson<SegmentJson>(join(folder, file)))?.records ?? {};
+  return Object.hasOwn(records, id) ? records[id]?.record : undefined;
+}
+
+/** The record counts of a partition's segment files, read from disk. */
+async function segmentSizes(folder: string): Promise<number[]> {
+  const files = (await readdir(folder)).filter((f) => /^[0-9a-f-]+\.json$/.test(f));
+  const segments = await Promise.all(files.map((f) => readJson<SegmentJson>(join(folder, f))));
+  return segments.map((segment) => Object.keys(segment?.records ?? {}).length);
+}
+
+for (const options of [{}, { segmentSize: 3, maxLoadedSegments: 2 }]) {
+  runStoreConformance({
+    name: `lowdb ${JSON.stringify(options)}`,
+    create: async () => open(await tempDir(), options),
+    reopen: (store) => reopen(store, options),
+    inspect,
+  });
+}
+
+describe("lowdb store", () => {
+  it("splits segments by id and keeps every operation right", async () => {
+    const options = { segmentSize: 4, maxLoadedSegments: 3 };
+    let store = open(await tempDir(), options);
+    const ids = Array.from({ length: 50 }, () => randomUUID());
+    const created = await Promise.all(ids.map((id, n) => store.create<Row>("t", "p", { id, n })));
+    const expected = new Map(ids.map((id, n) => [id, n]));
+    for (const [i, id] of ids.slice(0, 10).entries()) {
+      await store.replace<Row>("t", "p", { id, n: -1 - i }, { ifMatch: created[i]?.etag });
+      expected.set(id, -1 - i);
+    }
+    for (const id of ids.slice(40)) {
+      assert.equal(await store.delete("t", "p", id), true);
+      expected.delete(id);
+    }
+    const check = async () => {
+      for (const id of ids)
+        assert.equal((await store.get<Row>("t", "p", id))?.record.n, expected.get(id));
+      const all = (await store.query<Row>("t", "p")).items;
+      assert.deepEqual(
+        all.map((r) => [r.id, r.n]),
+        [...expected].sort(([a], [b]) => (a < b ? -1 : 1)),
+      );
+      const sizes = await segmentSizes(join(directories.get(store) as string, "t", "p"));
+      assert.ok(sizes.length > 1 && sizes.every((size) => size <= 4), `sizes ${sizes}`);
+      assert.equal(
+        sizes.reduce((a, b) => a + b),
+        expected.size,
+      );
+    };
+    await check();
+    store = await reopen(store, options);
+    await check();
+    await store.close();
+  });
+
+  it("keeps appended segments full and drops the ones emptied", async () => {
+    const directory = await tempDir();
+    const store = open(directory, { segmentSize: 4 });
+    const ids = Array.from({ length: 20 }, (_, n) => `r${String(n).padStart(2, "0")}`);
+    for (const [n, id] of ids.entries()) await store.create<Row>("t", "p", { id, n });
+    assert.deepEqual(await segmentSizes(join(directory, "t", "p")), [4, 4, 4, 4, 4]);
+    for (const id of ids) await store.delete("t", "p", id);
+    assert.deepEqual(await segmentSizes(join(directory, "t", "p")), [0]);
+    const again = await reopen(store);
+    assert.deepEqual((await again.query("t", "p")).items, []);
+    await again.create<Row>("t", "p", { id: "r00", n: 1 });
+    assert.equal((await again.get<Row>("t", "p", "r00"))?.record.n, 1);
+    await again.close();
+  });
+
+  it("ignores the copies a split interrupted by a crash left behind", async () => {
+    const directory = await tempDir();
+    const folder = join(directory, "t", "p");
+    const upper = "11111111-1111-4111-8111-111111111111.json";
+    const entries = (rows: [string, number][]) => ({
+      records: Object.fromEntries(rows.map(([id, n]) => [id, { record: { id, n }, etag: id }])),
+    });
+    await mkdir(folder, { recursive: true });
+    // The upper segment and the manifest were written; the lower one was not trimmed yet.
+    const manifest = {
+      segments: [
+        { low: "", file: "0.json" },
+        { low: "c", file: upper },
+      ],
+    };
+    await writeFile(join(folder, "manifest.json"), JSON.stringify(manifest));
+    const stale = entries([
+      ["a", 1],
+      ["b", 1],
+      ["c", 1],
+      ["d", 1],
+    ]);
+    await writeFile(join(folder, "0.json"), JSON.stringify(stale));
+    await writeFile(
+      join(folder, upper),
+      JSON.stringify(
+        entries([
+          ["c", 2],
+          ["d", 2],
+        ]),
+      ),
+    );
+    const store = open(directory);
+    const rows = (await store.query<Row>("t", "p")).items.map((r) => [r.id, r.n]);
+    assert.deepEqual(rows, [
+      ["a", 1],
+      ["b", 1],
+      ["c", 2],
+      ["d", 2],
+    ]);
+    await store.delete("t", "p", "c");
+    await store.create<Row>("t", "p", { id: "a2", n: 3 });
+    assert.equal(await store.get("t", "p", "c"), null);
+    assert.equal((await store.query("t", "p")).items.length, 4);
+    // Rewriting the lower segment dropped the stale copies.
+    const lower = await readJson<SegmentJson>(join(folder, "0.json"));
+    assert.deepEqual(Object.keys(lower?.records ?? {}).sort(), ["a", "a2", "b"]);
+    await store.close();
+  });
+
+  it("touches no file before the first call", async () => {
+    const directory = join(await tempDir(), "store");
+    await open(directory).close();
+    await assert.rejects(access(directory), { code: "ENOENT" });
+  });
+
+  it("reads only its own partition, and fails loudly on a corrupt file", async () => {
+    const directory = await tempDir();
+    const store = open(directory);
+    for (const p of ["a", "b", "c"]) await store.create<Row>("t", p, { id: "x", n: 1 });
+    const again = await reopen(store);
+    await writeFile(join(directory, "t", "b", "0.json"), '{ "records": { "x": ');
+    await writeFile(join(directory, "t", "c", "manifest.json"), '{ "segments": [] }');
+    assert.equal((await again.get<Row>("t", "a", "x"))?.record.n, 1);
+    assert.equal((await again.query("t", "a")).items.length, 1);
+    const named = (error: unknown): error is Error =>
+      error instanceof Error && /^lowdb store: /.test(error.message);
+    await assert.rejects(
+      again.get("t", "b", "x"),
+      (e) => named(e) && e.cause instanceof SyntaxError,
+    );
+    await assert.rejects(again.query("t", "b"), named);
+    await assert.rejects(again.create<Row>("t", "b", { id: "y", n: 2 }), named);
+    await assert.rejects(again.get("t", "c", "x"), named);
+    await again.close();
+  });
+
+  it("forgets a change whose write failed", async () => {
+    const directory = await tempDir();
+    const store = open(directory);
+    await store.create<Row>("t", "p", { id: "x", n: 1 });
+    const folder = join(directory, "t", "p");
+    await rename(folder, `${folder}-away`);
+    await writeFile(folder, "a file where the folder was");
+    await assert.rejects(store.create<Row>("t", "p", { id: "y", n: 2 }), {
+      message: /^lowdb store: cannot write/,
+    });
+    await rm(folder);
+    await rename(`${folder}-away`, folder);
+    assert.equal(await store.get("t", "p", "y"), null);
+    assert.equal((await store.get<Row>("t", "p", "x"))?.record.n, 1);
+    await store.close();
+  });
+
+  it("drops idle segments beyond maxLoadedSegments and reads them again", async () => {
+    const directory = await tempDir();
+    const store = open(directory, { maxLoadedSegments: 1 });
+    await store.create<Row>("t", "a", { id: "x", n: 1 });
+    await store.create<Row>("t", "b", { id: "x", n: 2 });
+    // Loading b evicted a, so a's file is read again, corruption and all.
+    await writeFile(join(directory, "t", "a", "0.json"), "{");
+    await writeFile(join(directory, "t", "b", "0.json"), "{");
+    await assert.rejects(store.get("t", "a", "x"), { message: /^lowdb store: cannot read/ });
+    assert.equal((await store.get<Row>("t", "b", "x"))?.record.n, 2);
+    await store.close();
+  });
+
+  it("keeps hostile names inside its directory and apart from each other", async () => {
+    const root = await tempDir();
+    const names = ["..", ".", "../up", "a/b", "a\\b", "/abs", "", "~", "%2E%2E", "*", "CON"];
+    names.push("con", "nul", "Abc", "abc", "user:local|abc", "email:a@b.com", "ünï ✓", "a\0b");
+    names.push("x".repeat(300), "X".repeat(300), "\uD800", "\uDC00", "__proto__", "toString");
+    let store = open(join(root, "store"));
+    for (const [n, name] of names.entries()) await store.create<Row>(name, name, { id: name, n });
+    assert.equal(await store.get("c", "p", "constructor"), null);
+    store = await reopen(store);
+    for (const [n, name] of names.entries()) {
+      assert.equal((await store.get<Row>(name, name, name))?.record.n, n, JSON.stringify(name));
+      assert.equal((await store.query(name, name)).items.length, 1);
+    }
+    await store.close();
+    assert.deepEqual(await readdir(root), ["store"]);
+    const folders = await readdir(join(root, "store"));
+    assert.equal(new Set(folders.map((f) => f.toLowerCase())).size, names.length);
+    assert.ok(folders.every((f) => !f.startsWith(".") && f.length < 128));
+  });
+});

@@ -1,0 +1,60 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+/** The standalone server's settings, read from the environment (design.md §10). */
+export interface ServerConfig {
+  /** Where the lowdb files and the attachment files live. */
+  dataDir: string;
+  port: number;
+  host: string;
+  /** The address clients reach the server at; `{storage_url}` is `<publicUrl>/storage`. */
+  publicUrl: string;
+  /** The admin secret given in `ADMIN_SECRET`, if any. */
+  adminSecret: string | undefined;
+}
+
+/**
+ * Reads the settings from `env`.
+ * @throws {Error} with a message naming the variable for a value that makes no sense.
+ */
+export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
+  const port = Number(env.PORT ?? "3000");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT must be a whole number from 0 to 65535, not ${JSON.stringify(env.PORT)}`);
+  }
+  const host = env.HOST || "127.0.0.1";
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "");
+  if (!URL.canParse(publicUrl))
+    throw new Error(`PUBLIC_URL must be a URL, not ${JSON.stringify(publicUrl)}`);
+  return {
+    dataDir: resolve(env.DATA_DIR || "./data"),
+    port,
+    host,
+    publicUrl,
+    adminSecret: env.ADMIN_SECRET || undefined,
+  };
+}
+
+/** Where the server keeps the admin secret it generated for itself. */
+export function adminSecretFile(dataDir: string): string {
+  return join(dataDir, "admin-secret");
+}
+
+/**
+ * The admin secret: `ADMIN_SECRET` when set; otherwise the one kept in the data folder,
+ * made on first start, so that the admin CLI works out of the box on this machine.
+ */
+export async function resolveAdminSecret(config: ServerConfig): Promise<string> {
+  if (config.adminSecret) return config.adminSecret;
+  const file = adminSecretFile(config.dataDir);
+  try {
+    return (await readFile(file, "utf8")).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const secret = randomBytes(32).toString("base64url");
+  await mkdir(config.dataDir, { recursive: true });
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+  return secret;
+}

@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+/** Starts `npm start`'s server on a free port and waits for its `listening on` line. */
+async function start(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "examples/standalone/server.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  return { child, base };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  return exited;
+}
+
+describe("standalone server", () => {
+  const dirs: string[] = [];
+  after(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("serves the interface and keeps its data across a restart", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "formwork-server-"));
+    dirs.push(dataDir);
+    const env = { DATA_DIR: dataDir, ADMIN_SECRET: "test-admin-secret" };
+    const first = await start(env);
+    const account = await (
+      await fetch(`${first.base}/api/admin/accounts`, {
+        method: "POST",
+        headers: { AdminSecret: env.ADMIN_SECRET, "content-type": "application/json" },
+        body: JSON.stringify({ email: "alice@example.com" }),
+      })
+    ).json();
+    const auth = { TokenId: account.token_id, TokenSecret: account.token_secret };
+    const created = await (
+      await fetch(`${first.base}/api/restricted/form`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({
+          form_configuration: { settings: { form_name: "Kept", form_type: "classicsingle" } },
+          form_definition: { pages: [] },
+        }),
+      })
+    ).json();
+    assert.equal(created.message, "Form created successfully");
+    assert.equal(await stop(first.child), 0);
+
+    const second = await start(env);
+    try {
+      const listed = await (
+        await fetch(`${second.base}/api/restricted/user/form`, { headers: auth })
+      ).json();
+      assert.deepEqual(
+        listed.results.map((f: { id: string }) => f.id),
+        [created.id],
+      );
+      const missing = await fetch(`${second.base}/nothing`);
+      assert.equal(missing.status, 404);
+    } finally {
+      await stop(second.child);
+    }
+  });
+
+  it("makes an admin secret of its own for the admin CLI when none is set", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "formwork-server-"));
+    dirs.push(dataDir);
+    const server = await start({ DATA_DIR: dataDir, ADMIN_SECRET: "" });
+    try {
+      const cli = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "examples/standalone/admin-cli.ts",
+          "create-account",
+          "--email",
+          "cli@example.com",
+          "--url",
+          server.base,
+        ],
+        {
+          cwd: root,
+          env: { ...process.env, DATA_DIR: dataDir, ADMIN_SECRET: "" },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let out = "";
+      cli.stdout.on("data", (chunk) => {
+        out += chunk;
+      });
+      cli.stderr.on("data", (chunk) => {
+        out += chunk;
+      });
+      const code = await new Promise((resolve) => cli.on("exit", resolve));
+      assert.equal(code, 0, out);
+      assert.equal(JSON.parse(out).email, "cli@example.com");
+    } finally {
+      await stop(server.child);
+    }
+  });
+});

@@ -37,6 +37,14 @@ export interface BlobStore {
 
   /** The full URL of a blob, without a signature: `{storage_url}/<container>/<name>`. */
   blobUrl(container: string, name: string): string;
+
+  /**
+   * For blob stores the service serves itself (fs): answers a download request under
+   * `{storage_url}` (GET/HEAD of `<storage path>/<container>/<name>?sv=&se=&sr=&sp=&sig=`),
+   * or `null` when the request's path is not under the storage URL. Refusals are answers
+   * (403, 404, 405 with the failure envelope); it rejects only when storage itself fails.
+   */
+  fetch?(request: Request): Promise<Response | null>;
 }
 
 /** What a blob is, kept beside its bytes. */

@@ -1,0 +1,96 @@
+/**
+ * Serves the fs blob store's signed links under its storage path: checks the link, then
+ * streams the blob as an attachment that browsers neither render nor sniff.
+ */
+import { create as contentDisposition } from "content-disposition";
+import { errorEnvelope, ForbiddenError, NotFoundError, ServiceError } from "../../src/errors.ts";
+import type { OpenBlob } from "./blob-file.ts";
+import { isName } from "./names.ts";
+import { checkQuery } from "./signed-query.ts";
+
+/** What serving a download needs from the store. */
+export interface Downloads {
+  /** The storage URL's pathname without its trailing slash; never empty (see `index.ts`). */
+  storagePath: string;
+  secret: Uint8Array;
+  now(): Date;
+  open(container: string, name: string): Promise<OpenBlob | null>;
+}
+
+const commonHeaders = {
+  "x-content-type-options": "nosniff",
+  "cache-control": "private, no-store",
+};
+
+/** Answers a download request, or `null` when its path is not under the storage path. */
+export async function serveDownload(
+  downloads: Downloads,
+  request: Request,
+): Promise<Response | null> {
+  const url = new URL(request.url);
+  const { storagePath } = downloads;
+  if (url.pathname !== storagePath && !url.pathname.startsWith(`${storagePath}/`)) return null;
+  if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed();
+  // Names are never percent-decoded: a valid name has nothing to decode, so `%2F` or
+  // `%2e` in a segment simply makes it no name at all.
+  const [container = "", name = "", ...rest] = url.pathname
+    .slice(storagePath.length + 1)
+    .split("/");
+  if (rest.length > 0 || !isName(container) || !isName(name)) {
+    return failure(new NotFoundError("No such file"));
+  }
+  const check = checkQuery(downloads.secret, url.searchParams, container, name, downloads.now());
+  if (!check.ok) {
+    const expired = check.reason === "expired";
+    return failure(
+      new ForbiddenError(expired ? "This link has expired" : "This link is not valid"),
+    );
+  }
+  const blob = await downloads.open(container, name);
+  if (!blob) return failure(new NotFoundError("No such file"));
+  const headers = {
+    ...commonHeaders,
+    "content-type": safeContentType(blob.info.contentType),
+    "content-length": String(blob.size),
+    "content-disposition": contentDisposition(safeFilename(blob.info.filename, name)),
+  };
+  if (request.method === "HEAD") {
+    await blob.body.cancel();
+    return new Response(null, { status: 200, headers });
+  }
+  return new Response(blob.body, { status: 200, headers });
+}
+
+/** A stored type fit for a header, else the generic one. */
+function safeContentType(contentType: string): string {
+  return /^[\w.+-]+\/[\w.+-]+(\s*;[\x20-\x7e]*)?$/.test(contentType)
+    ? contentType
+    : "application/octet-stream";
+}
+
+/**
+ * The offered file name without control characters or path separators; the blob name when
+ * nothing is left. `content-disposition` then quotes it and adds an RFC 8187 form if needed.
+ */
+function safeFilename(filename: string, fallback: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const cleaned = filename.replace(/[\x00-\x1f\x7f-\x9f]/g, "").replace(/[/\\]/g, "_");
+  return cleaned.trim() || fallback;
+}
+
+function failure(error: ServiceError): Response {
+  const { status, body } = errorEnvelope(error);
+  return json(status, body);
+}
+
+function methodNotAllowed(): Response {
+  const { status, body } = errorEnvelope(
+    new ServiceError("method_not_allowed", "Only GET and HEAD are allowed here"),
+  );
+  return json(status, body, { allow: "GET, HEAD" });
+}
+
+function json(status: number, body: unknown, extra: Record<string, string> = {}): Response {
+  const headers = { ...commonHeaders, "content-type": "application/json; charset=utf-8" };
+  return new Response(JSON.stringify(body), { status, headers: { ...headers, ...extra } });
+}

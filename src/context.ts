@@ -20,6 +20,12 @@ export interface Limits {
   jsonBodyBytes: number;
   /** Most datalist entries one D5 call may insert. */
   entriesPerInsert: number;
+  /** Largest attachment file, whatever the form field allows. */
+  uploadBytes: number;
+  /** How long signed download links stay valid, in seconds. */
+  signedLinkSeconds: number;
+  /** How long an uploaded attachment may wait for a submission before it is removed. */
+  attachmentGraceMs: number;
 }
 
 /** Names of the Store collections and what partitions each. */
@@ -42,4 +48,17 @@ export const collections = {
   datalists: "datalists",
   /** Datalist entry items; partition: the datalist id. */
   datalistEntries: "datalist_entries",
+  /** Form submissions; partition: the form id. */
+  submissions: "submissions",
+  /** Submission attachments; partition: the form id. */
+  attachments: "attachments",
+  /**
+   * Uploads to check once their grace period is over; partition: the hour of the upload
+   * (`YYYY-MM-DDTHH`); id: the attachment id. See `attachment-sweep.ts`.
+   */
+  uploads: "attachment_uploads",
+  /** Per-form counters (submissions held); partition and id: the form id. */
+  formCounters: "form_counters",
+  /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
+  serviceState: "service_state",
 } as const;

@@ -1,5 +1,7 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import type { Context, Limits } from "./context.ts";
+import { sweepAttachments } from "./domain/attachment-sweep.ts";
+import { errorEnvelope } from "./errors.ts";
 import type { RouteRequest } from "./http/route-request.ts";
 import { createRouter } from "./http/router.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
@@ -32,6 +34,12 @@ export interface FormServiceOptions {
   countryOf?: (address: string) => string | Promise<string>;
   /** Bounds on requests. */
   limits?: Partial<Limits>;
+  /**
+   * How often the service removes attachments that no submission claimed within
+   * `limits.attachmentGraceMs`; 0 turns the timer off (call `sweepAttachments` yourself).
+   * @default 600000 (10 minutes)
+   */
+  sweepIntervalMs?: number;
   /** The clock. @default () => new Date() */
   now?: () => Date;
   /**
@@ -53,12 +61,23 @@ export interface FormService {
   fetch(request: Request, connection?: ConnectionInfo): Promise<Response>;
   /** The programmatic admin API. */
   admin: AdminApi;
-  /** Finishes pending work and closes the store. */
+  /**
+   * Removes the attachments whose grace period is over and that no submission holds.
+   * @returns how many it removed.
+   */
+  sweepAttachments(): Promise<number>;
+  /** Stops the background work and closes the store. */
   close(): Promise<void>;
 }
 
 /** Default bounds on requests. */
-export const defaultLimits: Limits = { jsonBodyBytes: 1_000_000, entriesPerInsert: 1000 };
+export const defaultLimits: Limits = {
+  jsonBodyBytes: 1_000_000,
+  entriesPerInsert: 1000,
+  uploadBytes: 25 * 1024 * 1024,
+  signedLinkSeconds: 15 * 60,
+  attachmentGraceMs: 24 * 60 * 60 * 1000,
+};
 
 /**
  * Creates the form service over the given ports. The result's `fetch` takes a web
@@ -73,22 +92,43 @@ export function createFormService(options: FormServiceOptions): FormService {
     countryOf: options.countryOf ?? (() => ""),
     limits: { ...defaultLimits, ...options.limits },
   };
+  const onError =
+    options.onError ?? ((error) => console.error("formwork: unexpected error", error));
   const admin = createAdminApi(ctx);
-  const router = createRouter({
-    admin,
-    adminSecret: options.adminSecret,
-    onError: options.onError ?? ((error) => console.error("formwork: unexpected error", error)),
-  });
+  const router = createRouter({ admin, adminSecret: options.adminSecret, onError });
   const trustProxy = options.trustProxy ?? false;
+  const sweep = () => sweepAttachments(ctx);
+  const sweepIntervalMs = options.sweepIntervalMs ?? 600_000;
+  const timer =
+    sweepIntervalMs > 0 && options.blobs
+      ? setInterval(() => sweep().catch(onError), sweepIntervalMs).unref()
+      : undefined;
   return {
     async fetch(request, connection) {
+      // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
+      const download = await serveDownload(ctx, request, onError);
+      if (download) return download;
       const routed = request as RouteRequest;
       routed.clientAddress = clientAddressOf(request, connection, trustProxy);
       return router.fetch(routed, ctx);
     },
     admin,
-    close: () => ctx.store.close(),
+    sweepAttachments: sweep,
+    async close() {
+      clearInterval(timer);
+      await ctx.store.close();
+    },
   };
+}
+
+async function serveDownload(ctx: Context, request: Request, onError: (error: unknown) => void) {
+  try {
+    return (await ctx.blobs?.fetch?.(request)) ?? null;
+  } catch (error) {
+    onError(error);
+    const { status, body } = errorEnvelope(error);
+    return Response.json(body, { status });
+  }
 }
 
 function clientAddressOf(

@@ -76,6 +76,12 @@ export function fieldsOf(definition: FormDefinition): FormField[] {
   return definition.pages.flatMap((page) => page.fields);
 }
 
+/** The system names of the definition's file-upload fields. */
+export function fileFieldNames(definition: FormDefinition): Set<string> {
+  const files = fieldsOf(definition).filter((field) => field.type === "file");
+  return new Set(files.map((field) => field.unique_system_name));
+}
+
 /**
  * Checks what a schema cannot: system names unique in the form, choice fields with either
  * options or a datalist, and datalists that exist and belong to the form's owner.

@@ -79,8 +79,9 @@ async function insertForm(
 }
 
 /**
- * Deletes a form with its users. Owner or account manager. The form record goes first, so
- * that from then on the form is gone for everyone, whatever happens to the rest.
+ * Deletes a form with its users, submissions, attachments and their files. Owner or account
+ * manager. The form record goes first, so that from then on the form is gone for everyone,
+ * whatever happens to the rest.
  */
 export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
   const access = await accessForm(ctx, caller, formId);
@@ -94,6 +95,10 @@ export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
     await removeMembership(ctx, principal, formId);
   }
   await ctx.store.deletePartition(collections.formUsers, formId);
+  await ctx.store.deletePartition(collections.submissions, formId);
+  await ctx.store.deletePartition(collections.attachments, formId);
+  await ctx.store.deletePartition(collections.formCounters, formId);
+  await ctx.blobs?.deleteContainer(formId);
 }
 
 /** F4: the forms the caller owns or holds a role on, with the ids by role. */

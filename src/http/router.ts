@@ -8,6 +8,7 @@ import { adminRoutes } from "../routes/admin.ts";
 import { datalistRoutes } from "../routes/datalists.ts";
 import { formUserRoutes } from "../routes/form-users.ts";
 import { formRoutes } from "../routes/forms.ts";
+import { submissionRoutes } from "../routes/submissions.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
 
 /** What the router needs besides the context. */
@@ -29,16 +30,17 @@ export function createRouter(options: RouterOptions): ServiceRouter {
         request.caller = await authenticate(ctx, request.headers);
       },
     ],
-    catch: (error: unknown) => {
+    catch: (error: unknown, request: Request) => {
       const known = asServiceError(error);
       if (!known) options.onError(error);
-      return errorResponse(known ?? error);
+      return errorResponse(known ?? error, isSubmissionPost(request));
     },
     finally: [(result: unknown) => (result instanceof Response ? result : json(200, result))],
   });
   formRoutes(router);
   formUserRoutes(router);
   datalistRoutes(router);
+  submissionRoutes(router);
   adminRoutes(router, options.admin, options.adminSecret);
   router.all("*", () => {
     throw new NotFoundError("No such endpoint");
@@ -60,9 +62,17 @@ function asServiceError(error: unknown): ServiceError | null {
   return null;
 }
 
-function errorResponse(error: unknown): Response {
+function errorResponse(error: unknown, withActionSuccessful: boolean): Response {
   const { status, body } = errorEnvelope(error);
-  return json(status, body);
+  // S2 reports its outcome in camel case as well, failures included (design.md §8).
+  return json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
+}
+
+function isSubmissionPost(request: Request): boolean {
+  return (
+    request.method === "POST" &&
+    /^\/api\/form\/[^/]+\/submission\/?$/.test(new URL(request.url).pathname)
+  );
 }
 
 function json(status: number, body: unknown): Response {

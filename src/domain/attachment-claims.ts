@@ -1,0 +1,95 @@
+import { type Context, collections } from "../context.ts";
+import { ValidationError, type ValidationIssue } from "../errors.ts";
+import { StoreConflictError, type Stored } from "../ports/store.ts";
+import { type FormDefinition, fileFieldNames } from "./form-definition.ts";
+import {
+  type AttachmentRecord,
+  attachmentIdsOf,
+  type SubmittedField,
+} from "./submission-record.ts";
+
+/**
+ * Makes the attachments named in the file fields of `fields` the submission's own. Each id
+ * must be an attachment of this form, uploaded for that very field, and held by no other
+ * submission. The claim is a conditional write, so two submissions racing for one file
+ * cannot both get it; a claim that fails takes back the ones made before it.
+ * @returns the ids newly claimed (to release if the submission is not stored after all).
+ * @throws {ValidationError} naming each field whose ids are not claimable.
+ */
+export async function claimAttachments(
+  ctx: Context,
+  formId: string,
+  submissionId: string,
+  definition: FormDefinition,
+  fields: SubmittedField[],
+): Promise<string[]> {
+  const fileFields = fileFieldNames(definition);
+  const toClaim: Stored<AttachmentRecord>[] = [];
+  const issues: ValidationIssue[] = [];
+  for (const field of fields) {
+    if (!fileFields.has(field.unique_system_name)) continue;
+    for (const id of attachmentIdsOf(field.submitted_value)) {
+      const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
+      const owner = stored?.record.submission_id;
+      const fits = stored?.record.unique_system_name === field.unique_system_name;
+      if (!stored || !fits || (owner && owner !== submissionId)) {
+        issues.push({
+          path: field.unique_system_name,
+          message: `${id} is not a file uploaded for this field and waiting for a submission`,
+        });
+      } else if (!owner) toClaim.push(stored);
+    }
+  }
+  if (issues.length) throw new ValidationError("The submitted files are not valid", issues);
+  const claimed: string[] = [];
+  for (const { record, etag } of toClaim) {
+    try {
+      const saved = await ctx.store.replace(
+        collections.attachments,
+        formId,
+        { ...record, submission_id: submissionId, modified_date_utc: ctx.now().toISOString() },
+        { ifMatch: etag },
+      );
+      if (!saved) throw new StoreConflictError("etag");
+      claimed.push(record.id);
+    } catch (error) {
+      await releaseAttachments(ctx, formId, claimed);
+      if (!(error instanceof StoreConflictError)) throw error;
+      throw new ValidationError("The submitted files are not valid", [
+        {
+          path: record.unique_system_name,
+          message: `${record.id} was taken by another submission`,
+        },
+      ]);
+    }
+  }
+  return claimed;
+}
+
+/** Gives claimed attachments back, so that another submission (or the sweep) may take them. */
+export async function releaseAttachments(ctx: Context, formId: string, ids: string[]) {
+  for (const id of ids) {
+    const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
+    if (!stored) continue;
+    await ctx.store.replace(collections.attachments, formId, {
+      ...stored.record,
+      submission_id: null,
+    });
+  }
+}
+
+/** Deletes attachments, their records first and then their files. */
+export async function deleteAttachments(ctx: Context, formId: string, ids: string[]) {
+  for (const id of ids) {
+    await ctx.store.delete(collections.attachments, formId, id);
+    await ctx.blobs?.delete(formId, id);
+  }
+}
+
+/** The attachment ids held by the file fields of `fields`. */
+export function fileIdsOf(definition: FormDefinition, fields: SubmittedField[]): string[] {
+  const fileFields = fileFieldNames(definition);
+  return fields
+    .filter((field) => fileFields.has(field.unique_system_name))
+    .flatMap((field) => attachmentIdsOf(field.submitted_value));
+}

@@ -1,0 +1,63 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Context } from "../context.ts";
+import { StoreConflictError } from "../ports/store.ts";
+
+/** Where a counter record lives. */
+export interface CounterKey {
+  collection: string;
+  partition: string;
+  id: string;
+}
+
+interface CounterRecord {
+  id: string;
+  counts: Record<string, number>;
+}
+
+const attempts = 200;
+
+/**
+ * Adds `delta` to one count of a counter record, unless the result would pass `limit`.
+ * Every write is conditional on the etag it read, so concurrent callers never both take the
+ * last unit: a caller that loses the race reads again and decides again.
+ * @returns `false` (and changes nothing) when the count would exceed `limit`.
+ */
+export async function adjustCount(
+  ctx: Context,
+  key: CounterKey,
+  name: string,
+  delta: number,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+      const current = stored?.record.counts[name] ?? 0;
+      const next = Math.max(0, current + delta);
+      if (delta > 0 && next > limit) return false;
+      const record: CounterRecord = {
+        id: key.id,
+        counts: { ...stored?.record.counts, [name]: next },
+      };
+      if (stored) {
+        const saved = await ctx.store.replace(key.collection, key.partition, record, {
+          ifMatch: stored.etag,
+        });
+        if (!saved) throw new StoreConflictError("etag", "counter deleted meanwhile");
+      } else {
+        await ctx.store.create(key.collection, key.partition, record);
+      }
+      return true;
+    } catch (error) {
+      if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
+      // A little jitter keeps a crowd of writers from colliding in lock step.
+      await sleep(Math.random() * Math.min(attempt, 20));
+    }
+  }
+}
+
+/** Reads one count; 0 when the counter has never been written. */
+export async function readCount(ctx: Context, key: CounterKey, name: string): Promise<number> {
+  const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+  return stored?.record.counts[name] ?? 0;
+}

@@ -1,0 +1,64 @@
+import { type Context, collections } from "../context.ts";
+import { NotFoundError } from "../errors.ts";
+import { fileIdsOf } from "./attachment-claims.ts";
+import type { FormAccess } from "./form-access.ts";
+import { attachmentLink, attachmentQuery } from "./signed-links.ts";
+import {
+  type AttachmentRecord,
+  attachmentView,
+  type SubmittedField,
+  submissionView,
+} from "./submission-record.ts";
+import { readSubmission } from "./submissions.ts";
+
+/** S1: one submission with its attachments, each with a signed read link. */
+export async function getSubmission(ctx: Context, access: FormAccess, submissionId: string) {
+  const formId = access.form.id;
+  const { record } = await readSubmission(ctx, formId, submissionId);
+  const attachments = await attachmentsOf(ctx, access, [record.form_fields]);
+  const attachment_details = [];
+  for (const attachment of attachments) {
+    attachment_details.push({
+      attachment: attachmentView(attachment),
+      attachment_sas_uri: await attachmentQuery(ctx, formId, attachment.id),
+    });
+  }
+  return {
+    form_submission: submissionView(record),
+    attachment_details,
+    user_has_edit_submission_access: access.isOwner || access.roles.has("has_reporting_full"),
+  };
+}
+
+/** S4: a temporary link to one attachment of the form. */
+export async function getAttachmentLink(ctx: Context, formId: string, attachmentId: string) {
+  const stored = await ctx.store.get(collections.attachments, formId, attachmentId);
+  if (!stored) throw new NotFoundError("Attachment not found");
+  return {
+    id: await attachmentLink(ctx, formId, attachmentId),
+    message: "Temporary link to file",
+    action_successful: true,
+    error: "",
+  };
+}
+
+/** The attachment records that the file fields of some submissions hold, in order. */
+export async function attachmentsOf(
+  ctx: Context,
+  access: FormAccess,
+  submissions: SubmittedField[][],
+): Promise<AttachmentRecord[]> {
+  const records: AttachmentRecord[] = [];
+  for (const fields of submissions) {
+    for (const id of fileIdsOf(access.form.form_definition, fields)) {
+      const stored = await ctx.store.get<AttachmentRecord>(
+        collections.attachments,
+        access.form.id,
+        id,
+      );
+      // A file deleted by an S6 racing this read is simply left out.
+      if (stored) records.push(stored.record);
+    }
+  }
+  return records;
+}

@@ -1,0 +1,54 @@
+import type { Device } from "../device.ts";
+import type { Timestamps } from "../timestamps.ts";
+
+/** One submitted value, as the interface writes it. */
+export interface SubmittedField {
+  unique_system_name: string;
+  /** For a file field: the attachment ids, joined by `|`. */
+  submitted_value: string;
+}
+
+/** A stored form submission. Partition: its form id. */
+export interface SubmissionRecord extends Timestamps {
+  id: string;
+  form_id: string;
+  stale_form_name: string;
+  created_by_verified_email_address: string;
+  created_by_device: Device;
+  form_fields: SubmittedField[];
+  search_words: string[];
+  is_draft_submission: boolean;
+}
+
+/** A stored submission attachment. Partition: its form id. */
+export interface AttachmentRecord extends Timestamps {
+  id: string;
+  form_id: string;
+  unsafe_original_filename: string;
+  file_size: number;
+  created_by_verified_email_address: string;
+  created_by_device: Device;
+  /** The file field it was uploaded for. */
+  unique_system_name: string;
+  /** The declared media type of the upload. */
+  content_type: string;
+  /** The submission that holds it; `null` while it waits for one. */
+  submission_id: string | null;
+}
+
+/** A submission as S1 shows it: the record without `search_words`. */
+export function submissionView(record: SubmissionRecord) {
+  const { search_words: _, ...view } = record;
+  return view;
+}
+
+/** An attachment as the interface shows it, without our bookkeeping fields. */
+export function attachmentView(record: AttachmentRecord) {
+  const { unique_system_name: _n, content_type: _t, submission_id: _s, ...view } = record;
+  return view;
+}
+
+/** The attachment ids a file field's value holds (`id|id|…`). */
+export function attachmentIdsOf(value: string): string[] {
+  return value === "" ? [] : value.split("|");
+}

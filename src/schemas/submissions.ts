@@ -1,0 +1,85 @@
+import * as v from "valibot";
+import { wordsOf } from "../domain/search-words.ts";
+import type { SubmissionListOptions } from "../domain/submission-listing.ts";
+import { parseWith } from "../http/parse.ts";
+
+const submittedField = v.object({
+  unique_system_name: v.string("must be a string"),
+  submitted_value: v.string("must be a string (every value is sent as text)"),
+});
+
+/** Body of S2 and S6 (design.md §4). */
+export const submissionBody = v.object({
+  form_fields: v.pipe(v.array(submittedField), v.maxLength(1000)),
+  is_draft_submission: v.optional(v.boolean()),
+});
+
+/** Body of S6: the same, where `form_fields` may be left out to only clear the draft flag. */
+export const submissionUpdateBody = v.object({
+  form_fields: v.optional(submissionBody.entries.form_fields, []),
+  is_draft_submission: v.optional(v.boolean()),
+});
+
+/** The default and the most results of one S5 page (design.md §6). */
+export const batchSizes = { default: 100, max: 1000 } as const;
+
+const milliseconds = v.pipe(
+  v.string(),
+  v.regex(/^\d{1,16}$/, "must be a UNIX time in milliseconds"),
+  v.transform(Number),
+  v.maxValue(8.64e15, "is past the last representable date"),
+);
+
+const listQuery = v.pipe(
+  v.object({
+    includeFormDefinition: v.optional(v.picklist(["0", "1"], "must be 0 or 1")),
+    dateFrom: v.optional(milliseconds),
+    dateTo: v.optional(milliseconds),
+    batchSize: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^\d{1,5}$/, "must be a whole number"),
+        v.transform(Number),
+        v.minValue(1, "must be at least 1"),
+        v.maxValue(batchSizes.max, `must be at most ${batchSizes.max}`),
+      ),
+    ),
+    continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+    search: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+  }),
+  v.forward(
+    v.check(
+      (q) => q.dateFrom === undefined || q.dateTo === undefined || q.dateFrom <= q.dateTo,
+      "must not be after dateTo",
+    ),
+    ["dateFrom"],
+  ),
+);
+
+/** Query names of S5 and the snake_case aliases accepted for them (design.md §9). */
+const aliases: Record<string, string> = {
+  includeFormDefinition: "include_form_definition",
+  dateFrom: "date_from",
+  dateTo: "date_to",
+  batchSize: "batch_size",
+  continuationToken: "continuation_token",
+  search: "search",
+};
+
+/** Reads S5's query string. @throws {ValidationError} naming each bad parameter. */
+export function parseListQuery(params: URLSearchParams): SubmissionListOptions {
+  const raw: Record<string, string> = {};
+  for (const [name, alias] of Object.entries(aliases)) {
+    const value = params.get(name) ?? params.get(alias);
+    if (value !== null) raw[name] = value;
+  }
+  const query = parseWith(listQuery, raw, "The query parameters are not valid");
+  return {
+    includeFormDefinition: query.includeFormDefinition === "1",
+    dateFrom: query.dateFrom,
+    dateTo: query.dateTo,
+    batchSize: query.batchSize ?? batchSizes.default,
+    continuationToken: query.continuationToken,
+    search: wordsOf(query.search ?? ""),
+  };
+}

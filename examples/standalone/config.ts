@@ -12,6 +12,8 @@ export interface ServerConfig {
   publicUrl: string;
   /** The admin secret given in `ADMIN_SECRET`, if any. */
   adminSecret: string | undefined;
+  /** The largest attachment accepted, in bytes (`MAX_UPLOAD_BYTES`). */
+  maxUploadBytes: number;
 }
 
 /**
@@ -27,8 +29,15 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "");
   if (!URL.canParse(publicUrl))
     throw new Error(`PUBLIC_URL must be a URL, not ${JSON.stringify(publicUrl)}`);
+  const maxUploadBytes = Number(env.MAX_UPLOAD_BYTES || 25 * 1024 * 1024);
+  if (!Number.isSafeInteger(maxUploadBytes) || maxUploadBytes < 1) {
+    throw new Error(
+      `MAX_UPLOAD_BYTES must be a whole number of bytes, not ${JSON.stringify(env.MAX_UPLOAD_BYTES)}`,
+    );
+  }
   return {
     dataDir: resolve(env.DATA_DIR || "./data"),
+    maxUploadBytes,
     port,
     host,
     publicUrl,
@@ -46,15 +55,22 @@ export function adminSecretFile(dataDir: string): string {
  * made on first start, so that the admin CLI works out of the box on this machine.
  */
 export async function resolveAdminSecret(config: ServerConfig): Promise<string> {
-  if (config.adminSecret) return config.adminSecret;
-  const file = adminSecretFile(config.dataDir);
+  return config.adminSecret ?? keptSecret(config.dataDir, adminSecretFile(config.dataDir));
+}
+
+/** The key that signs download links, kept in the data folder so links survive a restart. */
+export function resolveSigningSecret(config: ServerConfig): Promise<string> {
+  return keptSecret(config.dataDir, join(config.dataDir, "signing-secret"));
+}
+
+async function keptSecret(dataDir: string, file: string): Promise<string> {
   try {
     return (await readFile(file, "utf8")).trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   const secret = randomBytes(32).toString("base64url");
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true });
   await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
   return secret;
 }

@@ -1,17 +1,25 @@
 /**
- * The standalone server: the whole interface on the embedded stores (lowdb files under
- * `DATA_DIR`), configured from the environment. `npm start` runs it.
+ * The standalone server: the whole interface on the embedded stores (lowdb files and
+ * attachment files under `DATA_DIR`), configured from the environment. `npm start` runs it.
  */
 import { serve } from "@hono/node-server";
 import { createFormService } from "formwork";
+import { createFsBlobStore } from "formwork/adapters/fs";
 import { createLowdbStore } from "formwork/adapters/lowdb";
-import { readConfig, resolveAdminSecret } from "./config.ts";
+import { readConfig, resolveAdminSecret, resolveSigningSecret } from "./config.ts";
+import { countryOf } from "./country.ts";
 
 const config = readConfig(process.env);
-const adminSecret = await resolveAdminSecret(config);
 const service = createFormService({
   store: createLowdbStore({ directory: `${config.dataDir}/records` }),
-  adminSecret,
+  blobs: createFsBlobStore({
+    directory: `${config.dataDir}/files`,
+    storageUrl: `${config.publicUrl}/storage`,
+    signingSecret: await resolveSigningSecret(config),
+  }),
+  adminSecret: await resolveAdminSecret(config),
+  countryOf,
+  limits: { uploadBytes: config.maxUploadBytes },
 });
 
 const server = serve(

@@ -1,0 +1,109 @@
+/**
+ * Runs the standalone server (`examples/standalone/server.ts`) as a child process of a bench,
+ * started as `node --import tsx` so that the child's pid is the process that serves: no
+ * wrapper process whose memory would be measured instead.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+
+/** The project folder. */
+export const root = new URL("../", import.meta.url).pathname;
+
+/** A running standalone server. */
+export interface StandaloneServer {
+  child: ChildProcess;
+  /** The pid of the process that serves. */
+  pid: number;
+  /** `http://host:port`, from its `listening on` line. */
+  base: string;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (!address || typeof address === "string") throw new Error("no port from the probe");
+  return address.port;
+}
+
+/** Starts `script` with `env` added and waits for its `listening on` line. */
+export async function startServer(
+  env: Record<string, string>,
+  script = "examples/standalone/server.ts",
+): Promise<StandaloneServer> {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  // A bench that ends early, even by an error, must not leave its server running.
+  const killChild = () => child.kill("SIGTERM");
+  process.on("exit", killChild);
+  child.once("exit", () => process.off("exit", killChild));
+  try {
+    const base = await listeningOn(child);
+    if (child.pid === undefined) throw new Error("the server has no pid");
+    await refuseWrapper(child.pid, script);
+    return { child, pid: child.pid, base };
+  } catch (error) {
+    killChild();
+    throw error;
+  }
+}
+
+/** Waits for the `listening on` line of `child`. @returns the address it names */
+function listeningOn(child: ChildProcess): Promise<string> {
+  let output = "";
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 30_000);
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${output}`));
+    });
+  });
+}
+
+/** Stops a server with SIGTERM and waits for it to exit. */
+export async function stopServer(server: StandaloneServer): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once("exit", resolve));
+  server.child.kill("SIGTERM");
+  await exited;
+}
+
+/**
+ * Makes sure `pid` runs `script` itself rather than wrapping a child that does, as the `tsx`
+ * command would. (Other children, such as the esbuild service tsx starts, are fine.)
+ */
+async function refuseWrapper(pid: number, script: string): Promise<void> {
+  // A child may exit between listing and reading: it then runs nothing.
+  const commandLine = (of: string): Promise<string[]> =>
+    readFile(`/proc/${of}/cmdline`, "utf8").then(
+      (text) => text.split("\0"),
+      () => [],
+    );
+  if (!(await commandLine(String(pid))).includes(script)) {
+    throw new Error(`process ${pid} does not run ${script}`);
+  }
+  for (const thread of await readdir(`/proc/${pid}/task`)) {
+    const children = (await readFile(`/proc/${pid}/task/${thread}/children`, "utf8")).split(" ");
+    for (const child of children.filter(Boolean)) {
+      if ((await commandLine(child)).includes(script))
+        throw new Error(`process ${pid} wraps ${child}, which serves`);
+    }
+  }
+}

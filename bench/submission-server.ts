@@ -1,0 +1,66 @@
+/**
+ * The server process of `submission-rps.bench.ts`: serves, through `@hono/node-server`,
+ * either the form service over the lowdb store in `DATA_DIR` (`BENCH_HANDLER=formwork`) or
+ * a bare itty-router JSON handler (`BENCH_HANDLER=bare`), the same way for both, on `PORT`.
+ * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
+ */
+import { serve } from "@hono/node-server";
+import { Router } from "itty-router";
+import { v7 } from "uuid";
+import { createLowdbStore } from "../adapters/lowdb/index.ts";
+import { createFormService } from "../src/index.ts";
+
+type Handler = (request: Request, clientAddress: string | undefined) => Promise<Response>;
+
+/** A POST route that reads a JSON body and answers a small JSON object: the floor. */
+function bareHandler(): { fetch: Handler; close(): Promise<void> } {
+  const router = Router();
+  router.post("/api/form/:formId/submission", async (request) => {
+    const body = (await request.json()) as { form_fields?: unknown[] };
+    return Response.json({
+      id: v7(),
+      message: "Submission posted successfully",
+      fields: body.form_fields?.length ?? 0,
+      actionSuccessful: true,
+    });
+  });
+  return { fetch: (request) => router.fetch(request), close: async () => {} };
+}
+
+function formworkHandler(directory: string): { fetch: Handler; close(): Promise<void> } {
+  const service = createFormService({
+    store: createLowdbStore({ directory }),
+    adminSecret: process.env.ADMIN_SECRET,
+  });
+  return {
+    fetch: (request, clientAddress) => service.fetch(request, { clientAddress }),
+    close: () => service.close(),
+  };
+}
+
+const kind = process.env.BENCH_HANDLER;
+const directory = process.env.DATA_DIR;
+if (kind !== "bare" && !(kind === "formwork" && directory)) {
+  throw new Error("set BENCH_HANDLER=bare, or BENCH_HANDLER=formwork and DATA_DIR");
+}
+const handler = kind === "bare" ? bareHandler() : formworkHandler(directory as string);
+const hostname = "127.0.0.1";
+const server = serve(
+  {
+    hostname,
+    port: Number(process.env.PORT ?? "0"),
+    fetch: (request, env) => handler.fetch(request, env.incoming.socket.remoteAddress),
+  },
+  (info) => console.log(`${kind} listening on http://${hostname}:${info.port}`),
+);
+
+process.once("SIGTERM", () => {
+  server.close();
+  handler.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+});

@@ -1,0 +1,136 @@
+/**
+ * Shows how much resident memory a 100 MB upload (S3) costs the standalone server, which
+ * should stream it to disk rather than hold it: the server runs as a child process over a
+ * temp data folder, the upload is generated while it is sent, and the server's `VmRSS` is
+ * sampled every 20 ms (beside the kernel's high-water mark), with an idle spell and a 1 MB
+ * upload measured in the same run as the baseline. Target (issue 3): a rise under 32 MB.
+ * Reports, never asserts: it fails only when an upload fails or stores the wrong size.
+ * Run: `node --import tsx bench/upload-memory.bench.ts`.
+ */
+import { mkdtemp, open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { uploadFile } from "./multipart-upload.ts";
+import { type MemoryTrace, sampleWhile } from "./resident-memory.ts";
+import { freePort, type StandaloneServer, startServer, stopServer } from "./standalone-process.ts";
+
+const megabyte = 1024 * 1024;
+const largeUpload = 100 * megabyte;
+const targetRiseMiB = 32;
+const adminSecret = "bench-admin-secret";
+
+const formBody = {
+  form_configuration: { settings: { form_name: "Bench", form_type: "classicsingle" } },
+  form_definition: {
+    pages: [
+      {
+        fields: [
+          { unique_system_name: "name_1", type: "text", label: "Name" },
+          { unique_system_name: "cv_2", type: "file", label: "CV", max_file_size: 200 * megabyte },
+        ],
+      },
+    ],
+  },
+};
+
+async function postJson(url: string, headers: Record<string, string>, body: unknown) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (!response.ok)
+    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/** Creates an account and a form with a file field `cv_2`. @returns the form id */
+async function createForm(base: string): Promise<string> {
+  const account = await postJson(
+    `${base}/api/admin/accounts`,
+    { AdminSecret: adminSecret },
+    { email: "bench@example.com" },
+  );
+  const form = await postJson(
+    `${base}/api/restricted/form`,
+    { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) },
+    formBody,
+  );
+  return String(form.id);
+}
+
+/** The size of a stored attachment's bytes: the fs blob file less its info line. */
+async function storedSize(dataDir: string, formId: string, attachmentId: string) {
+  const file = await open(join(dataDir, "files", formId, attachmentId), "r");
+  try {
+    const { size } = await file.stat();
+    const head = new Uint8Array(64 * 1024);
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    return size - (head.subarray(0, bytesRead).indexOf(0x0a) + 1);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Uploads `size` bytes to the form and checks the answer and the stored file. */
+async function upload(server: StandaloneServer, dataDir: string, formId: string, size: number) {
+  const url = `${server.base}/api/form/${formId}/submissionattachment`;
+  const answer = await uploadFile(url, "cv_2", size);
+  const envelope = JSON.parse(answer.body) as { id?: string };
+  if (answer.status !== 200 || !envelope.id) {
+    throw new Error(`upload of ${size} bytes answered ${answer.status}: ${answer.body}`);
+  }
+  const stored = await storedSize(dataDir, formId, envelope.id);
+  if (stored !== size) throw new Error(`upload of ${size} bytes stored ${stored} bytes`);
+}
+
+function row(scenario: string, trace: MemoryTrace, bytes: number) {
+  const seconds = trace.milliseconds / 1000;
+  const peak = Math.max(trace.sampledPeak, trace.kernelPeak);
+  return {
+    scenario,
+    "RSS before MiB": trace.before.toFixed(1),
+    "sampled peak MiB": trace.sampledPeak.toFixed(1),
+    "kernel peak MiB": trace.kernelPeak.toFixed(1),
+    "RSS after MiB": trace.after.toFixed(1),
+    "rise MiB": (peak - trace.before).toFixed(1),
+    seconds: seconds.toFixed(2),
+    "MiB/s": bytes ? (bytes / megabyte / seconds).toFixed(0) : "-",
+    samples: trace.samples,
+  };
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), "formwork-upload-bench-"));
+const server = await startServer({
+  PORT: String(await freePort()),
+  HOST: "127.0.0.1",
+  DATA_DIR: dataDir,
+  ADMIN_SECRET: adminSecret,
+  MAX_UPLOAD_BYTES: String(200 * megabyte),
+});
+try {
+  const formId = await createForm(server.base);
+  // Unmeasured: loads what the first upload loads (the country database, lazy code paths).
+  await upload(server, dataDir, formId, megabyte);
+  await sleep(500);
+  const idle = await sampleWhile(server.pid, () => sleep(1000));
+  const small = await sampleWhile(server.pid, () => upload(server, dataDir, formId, megabyte));
+  await sleep(500);
+  const large = await sampleWhile(server.pid, () => upload(server, dataDir, formId, largeUpload));
+  console.log(`server pid ${server.pid}; resident memory (VmRSS) sampled every 20 ms`);
+  console.table([
+    row("idle, 1 s", idle.trace, 0),
+    row("upload 1 MiB", small.trace, megabyte),
+    row("upload 100 MiB", large.trace, largeUpload),
+  ]);
+  const rise = Math.max(large.trace.sampledPeak, large.trace.kernelPeak) - large.trace.before;
+  const verdict = rise < targetRiseMiB ? "holds" : "DOES NOT HOLD";
+  console.log(
+    `target: a 100 MiB upload raises RSS by less than ${targetRiseMiB} MiB: ${verdict} (rise ${rise.toFixed(1)} MiB)`,
+  );
+} finally {
+  await stopServer(server);
+  await rm(dataDir, { recursive: true, force: true });
+}

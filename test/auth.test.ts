@@ -197,7 +197,11 @@ describe("errors", () => {
       },
     };
     const reported: unknown[] = [];
-    const service = createFormService({ store: failing, onError: (error) => reported.push(error) });
+    const service = createFormService({
+      store: failing,
+      webhookPollMs: 0,
+      onError: (error) => reported.push(error),
+    });
     const alice = await service.admin.createAccount({ email: "alice@example.com" });
     const { status, body } = await request(service, "GET", "/api/restricted/user/form", {
       as: alice,

@@ -1,0 +1,93 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Caller } from "../auth/caller.ts";
+import { type Context, collections } from "../context.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { StoreConflictError } from "../ports/store.ts";
+import { accessForm, requireRole } from "./form-access.ts";
+import { type DeliveryRecord, queueDelivery } from "./webhook-outbox.ts";
+import { readWebhook } from "./webhooks.ts";
+
+/**
+ * Changes a delivery record, re-reading and re-applying `change` when another write got
+ * there first (the worker appending an attempt while someone asks for a redelivery).
+ * @returns the record as written, or `null` when it is gone.
+ */
+export async function updateDelivery(
+  ctx: Context,
+  webhookId: string,
+  deliveryId: string,
+  change: (delivery: DeliveryRecord) => void,
+): Promise<DeliveryRecord | null> {
+  for (let attempt = 1; ; attempt++) {
+    const stored = await ctx.store.get<DeliveryRecord>(
+      collections.webhookDeliveries,
+      webhookId,
+      deliveryId,
+    );
+    if (!stored) return null;
+    const next = structuredClone(stored.record);
+    change(next);
+    next.modified_date_utc = ctx.now().toISOString();
+    try {
+      await ctx.store.replace(collections.webhookDeliveries, webhookId, next, {
+        ifMatch: stored.etag,
+      });
+      return next;
+    } catch (error) {
+      if (!(error instanceof StoreConflictError) || attempt === 20) throw error;
+      await sleep(Math.random() * 5);
+    }
+  }
+}
+
+/** Extension: one page of a webhook's deliveries, newest first, with their attempts. */
+export async function listDeliveries(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+  webhookId: string,
+  page: { batchSize: number; continuationToken?: string },
+) {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_account_management");
+  await readWebhook(ctx, formId, webhookId);
+  const result = await ctx.store.query<DeliveryRecord>(collections.webhookDeliveries, webhookId, {
+    orderBy: { field: "created_date_utc", direction: "desc" },
+    limit: page.batchSize,
+    continuation: page.continuationToken ?? null,
+  });
+  return {
+    results: result.items.map(({ payload, ...delivery }) => ({
+      ...delivery,
+      payload: JSON.parse(payload) as unknown,
+    })),
+    continuation_token: result.continuation,
+  };
+}
+
+/**
+ * Extension: sends a finished delivery again, same `webhook-id` and body, with a fresh
+ * round of attempts; its history keeps the earlier ones.
+ * @throws {ConflictError} while the delivery is still pending.
+ */
+export async function redeliver(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+  webhookId: string,
+  deliveryId: string,
+) {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_account_management");
+  await readWebhook(ctx, formId, webhookId);
+  let wasPending = false;
+  const delivery = await updateDelivery(ctx, webhookId, deliveryId, (record) => {
+    wasPending = record.status === "pending";
+    record.status = "pending";
+  });
+  if (!delivery) throw new NotFoundError("Delivery not found");
+  if (wasPending) throw new ConflictError("This delivery is still being attempted");
+  await queueDelivery(ctx, delivery);
+  ctx.nudgeWebhooks();
+  return { id: delivery.id, message: "Delivery queued again", action_successful: true, error: "" };
+}

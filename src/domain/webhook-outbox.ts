@@ -1,0 +1,104 @@
+import { type Context, collections } from "../context.ts";
+import { newId } from "../ids.ts";
+import type { AttemptOutcome } from "../ports/webhook-sender.ts";
+import { createdAt, type Timestamps } from "../timestamps.ts";
+import type { SubmissionRecord } from "./submission-record.ts";
+import type { WebhookRecord } from "./webhooks.ts";
+
+/** One message to one webhook, with every attempt made. Partition: the webhook id. */
+export interface DeliveryRecord extends Timestamps {
+  /** Also the message's `webhook-id`. */
+  id: string;
+  webhook_id: string;
+  form_id: string;
+  submission_id: string;
+  event_type: string;
+  /** The exact JSON body sent on every attempt. */
+  payload: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: AttemptRecord[];
+}
+
+/** What one attempt came to, as kept in the delivery record. */
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  outcome: AttemptOutcome["kind"];
+  status_code?: number;
+  message?: string;
+}
+
+/** A delivery waiting for its next attempt. Partition: {@link outboxPartition}. */
+export interface OutboxEntry {
+  /** The delivery id. */
+  id: string;
+  form_id: string;
+  webhook_id: string;
+  /** When it may next be claimed: now for a new one, the lease's end for a claimed one. */
+  due_at: string;
+  /** The instance holding it, while one does. */
+  lease_owner: string | null;
+  attempts_made: number;
+}
+
+/** The one outbox partition. */
+export const outboxPartition = "due";
+
+/**
+ * Queues one delivery per webhook of the submission's form, durably, before S2 answers.
+ * If a write fails part way, the deliveries queued so far are taken back and the error
+ * goes to the caller, which then takes back the submission too.
+ */
+export async function enqueueSubmissionCreated(ctx: Context, submission: SubmissionRecord) {
+  const { items: webhooks } = await ctx.store.query<WebhookRecord>(
+    collections.webhooks,
+    submission.form_id,
+  );
+  if (webhooks.length === 0) return;
+  const payload = JSON.stringify({
+    type: "form_submission.created",
+    timestamp: ctx.now().toISOString(),
+    data: { form_id: submission.form_id, form_submission: submission },
+  });
+  const queued: DeliveryRecord[] = [];
+  try {
+    for (const webhook of webhooks) {
+      const delivery: DeliveryRecord = {
+        id: newId(),
+        webhook_id: webhook.id,
+        form_id: submission.form_id,
+        submission_id: submission.id,
+        event_type: "form_submission.created",
+        payload,
+        status: "pending",
+        attempts: [],
+        ...createdAt(ctx.now()),
+      };
+      await ctx.store.create(collections.webhookDeliveries, webhook.id, delivery);
+      queued.push(delivery);
+      await queueDelivery(ctx, delivery);
+    }
+  } catch (error) {
+    for (const delivery of queued) await dropDelivery(ctx, delivery);
+    throw error;
+  }
+  ctx.nudgeWebhooks();
+}
+
+/** Puts a delivery in the outbox, due now, with its attempt count reset. */
+export async function queueDelivery(ctx: Context, delivery: DeliveryRecord) {
+  const entry: OutboxEntry = {
+    id: delivery.id,
+    form_id: delivery.form_id,
+    webhook_id: delivery.webhook_id,
+    due_at: ctx.now().toISOString(),
+    lease_owner: null,
+    attempts_made: 0,
+  };
+  await ctx.store.create(collections.webhookOutbox, outboxPartition, entry);
+}
+
+async function dropDelivery(ctx: Context, delivery: DeliveryRecord) {
+  await ctx.store.delete(collections.webhookOutbox, outboxPartition, delivery.id);
+  await ctx.store.delete(collections.webhookDeliveries, delivery.webhook_id, delivery.id);
+}

@@ -1,0 +1,69 @@
+import * as v from "valibot";
+import { listDeliveries, redeliver } from "../domain/webhook-deliveries.ts";
+import { addWebhook, listWebhooks, removeWebhook } from "../domain/webhooks.ts";
+import { readJson } from "../http/body.ts";
+import { parseWith } from "../http/parse.ts";
+import {
+  callerOf,
+  envelope,
+  type RouteRequest,
+  type ServiceRouter,
+  urlOf,
+} from "../http/route-request.ts";
+import { parseGuid } from "../ids.ts";
+import { webhookBody } from "../schemas/webhooks.ts";
+
+/** Query of the deliveries list (extension). */
+export const deliveriesQuery = v.object({
+  batchSize: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,4}$/, "must be a whole number"),
+      v.transform(Number),
+      v.minValue(1, "must be at least 1"),
+      v.maxValue(1000, "must be at most 1000"),
+    ),
+    "50",
+  ),
+  continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+});
+
+/** Submission webhooks: W1–W3, and the deliveries extension. */
+export function webhookRoutes(router: ServiceRouter): void {
+  const base = "/api/restricted/form/:formId/submissionwebhook";
+  router
+    .get(base, (request, ctx) => listWebhooks(ctx, callerOf(request), formIdOf(request)))
+    .post(base, async (request, ctx) => {
+      const caller = callerOf(request);
+      const formId = formIdOf(request);
+      const body = parseWith(webhookBody, await readJson(request, ctx.limits.jsonBodyBytes));
+      const webhook = await addWebhook(ctx, caller, formId, body);
+      return envelope(webhook.id, "Form submission webhook added successfully");
+    })
+    .delete(`${base}/:webhookId`, async (request, ctx) => {
+      await removeWebhook(ctx, callerOf(request), formIdOf(request), webhookIdOf(request));
+      return envelope("", "Form submission webhook removed successfully");
+    })
+    .get(`${base}/:webhookId/deliveries`, (request, ctx) => {
+      const params = Object.fromEntries(urlOf(request).searchParams);
+      const page = parseWith(deliveriesQuery, params, "The query parameters are not valid");
+      return listDeliveries(ctx, callerOf(request), formIdOf(request), webhookIdOf(request), page);
+    })
+    .post(`${base}/:webhookId/deliveries/:deliveryId/redeliver`, (request, ctx) =>
+      redeliver(
+        ctx,
+        callerOf(request),
+        formIdOf(request),
+        webhookIdOf(request),
+        parseGuid(request.params.deliveryId, "deliveryId"),
+      ),
+    );
+}
+
+function formIdOf(request: RouteRequest): string {
+  return parseGuid(request.params.formId, "formId");
+}
+
+function webhookIdOf(request: RouteRequest): string {
+  return parseGuid(request.params.webhookId, "webhookId");
+}

@@ -1,0 +1,65 @@
+import * as v from "valibot";
+import { nameSchema } from "./common.ts";
+
+/** RFC 9110 token characters: what a header name may be made of. */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the service sets itself, or that would break the request, may not be replaced. */
+const reservedHeaders = new Set([
+  "content-type",
+  "content-length",
+  "host",
+  "connection",
+  "transfer-encoding",
+  "user-agent",
+  "webhook-id",
+  "webhook-timestamp",
+  "webhook-signature",
+]);
+
+const url = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.maxLength(2048),
+  v.url("must be a URL"),
+  v.regex(/^https?:\/\//i, "must be http or https"),
+);
+
+/** Body of W2 (design.md §4); `webhook_url` is accepted for `webhook_destination_url`. */
+export const webhookBody = v.pipe(
+  v.object({
+    webhook_name: nameSchema,
+    webhook_destination_url: v.optional(url),
+    webhook_url: v.optional(url),
+    http_header_key: v.optional(
+      v.pipe(
+        v.string("must be a string"),
+        v.maxLength(256),
+        v.check((key) => key === "" || headerName.test(key), "must be a valid header name"),
+        v.check((key) => !reservedHeaders.has(key.toLowerCase()), "is set by the service"),
+      ),
+      "",
+    ),
+    http_header_value: v.optional(
+      v.pipe(
+        v.string("must be a string"),
+        v.maxLength(4096),
+        v.regex(/^[^\r\n\0]*$/, "must not hold line breaks"),
+      ),
+      "",
+    ),
+  }),
+  v.forward(
+    v.check(
+      (body) => Boolean(body.webhook_destination_url ?? body.webhook_url),
+      "is required (or webhook_url)",
+    ),
+    ["webhook_destination_url"],
+  ),
+  v.forward(
+    v.check(
+      (body) => (body.http_header_key === "") === (body.http_header_value === ""),
+      "needs http_header_value with it (both or neither)",
+    ),
+    ["http_header_key"],
+  ),
+);

@@ -1,0 +1,134 @@
+import type { FormField } from "../domain/form-definition.ts";
+import { type HtmlValue, html, type SafeHtml } from "./html.ts";
+
+/**
+ * One field of a form definition as accessible HTML: a `<label for>` on every control (a
+ * `<fieldset>` and `<legend>` around radio and checkbox options), `required` with
+ * `aria-required` and a visible mark, and an error slot that the page script fills with the
+ * submission's validation issue for this field (named by its system name).
+ */
+export function renderField(field: FormField): SafeHtml {
+  const name = field.unique_system_name;
+  const control =
+    field.type === "radio" || field.type === "checkbox" ? choices(field) : single(field);
+  return html`<div class="field" data-name="${name}" data-type="${field.type}" data-label="${labelText(field)}">
+${control}
+<p class="error" id="e-${name}" hidden></p>
+</div>
+`;
+}
+
+function labelText(field: FormField): string {
+  return field.label.trim() || field.unique_system_name;
+}
+
+function requiredMark(field: FormField): HtmlValue {
+  return field.required && html`<span class="mark" aria-hidden="true">*</span>`;
+}
+
+/** The attributes every single control carries. */
+function common(field: FormField, describedBy: string[] = []): SafeHtml {
+  const name = field.unique_system_name;
+  return html`id="f-${name}" name="${name}" aria-describedby="${[...describedBy, `e-${name}`].join(" ")}"${
+    field.required && html` required aria-required="true"`
+  }`;
+}
+
+function single(field: FormField): SafeHtml {
+  const label = html`<label for="f-${field.unique_system_name}">${labelText(field)}${requiredMark(field)}</label>`;
+  return html`${label}
+${input(field)}`;
+}
+
+function input(field: FormField): SafeHtml {
+  switch (field.type) {
+    case "text":
+      return html`<input type="text" ${common(field)}${maxLength(field.max_length)}>`;
+    case "textarea":
+      return html`<textarea rows="4" ${common(field)}${maxLength(field.max_length)}></textarea>`;
+    case "email":
+      return html`<input type="email" autocomplete="email" ${common(field)}>`;
+    case "number":
+      return html`<input type="number" step="any" ${common(field)}${bound("min", field.min)}${bound("max", field.max)}>`;
+    case "date":
+      return html`<input type="date" ${common(field)}>`;
+    case "file":
+      return fileInput(field);
+    default:
+      return html`<select ${common(field)}>
+<option value="">Choose…</option>
+${(field.options ?? []).map((option) => html`<option value="${option}">${option}</option>\n`)}</select>`;
+  }
+}
+
+function maxLength(value: number | undefined): HtmlValue {
+  return value !== undefined && html` maxlength="${value}"`;
+}
+
+function bound(attribute: "min" | "max", value: number | undefined): HtmlValue {
+  return value !== undefined && html` ${attribute}="${value}"`;
+}
+
+type FileField = Extract<FormField, { type: "file" }>;
+
+/** A file input; the page script uploads each chosen file through S3 with a progress bar. */
+function fileInput(field: FileField): SafeHtml {
+  const name = field.unique_system_name;
+  const maxFiles = field.max_files;
+  return html`<p class="hint" id="h-${name}">${fileHint(field)}</p>
+<input type="file" ${common(field, [`h-${name}`])}${(maxFiles ?? 2) > 1 && html` multiple`}${
+    field.accept && html` accept="${field.accept.join(",")}"`
+  }${maxFiles !== undefined && html` data-max-files="${maxFiles}"`}${
+    field.max_file_size !== undefined && html` data-max-file-size="${field.max_file_size}"`
+  }>
+<ul class="uploads" id="u-${name}" aria-live="polite"></ul>`;
+}
+
+function fileHint(field: FileField): string {
+  const count =
+    field.max_files === undefined
+      ? "Any number of files"
+      : `Up to ${plural(field.max_files, "file")}`;
+  const size =
+    field.max_file_size === undefined ? "" : `, ${byteSize(field.max_file_size)} each at most`;
+  const kinds = field.accept ? ` (${field.accept.join(", ")})` : "";
+  return `${count}${size}${kinds}.`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** A size for people: bytes, kB or MB (powers of 1000, as the quotas count them). */
+function byteSize(bytes: number): string {
+  if (bytes < 1000) return plural(bytes, "byte");
+  if (bytes < 1_000_000) return `${Math.floor(bytes / 100) / 10} kB`;
+  return `${Math.floor(bytes / 100_000) / 10} MB`;
+}
+
+type ChoiceField = Extract<FormField, { type: "select" | "radio" | "checkbox" }>;
+
+/** Radio buttons or checkboxes, one `<label for>` each, grouped under a legend. */
+function choices(field: ChoiceField): SafeHtml {
+  const name = field.unique_system_name;
+  const type = field.type === "radio" ? "radio" : "checkbox";
+  const options = field.options ?? [];
+  // A radio group takes aria-required; a checkbox group has no role that does, so its legend
+  // says it in words for screen readers.
+  const group =
+    type === "radio" && html` role="radiogroup"${field.required && html` aria-required="true"`}`;
+  const spoken =
+    type === "checkbox" && field.required && html`<span class="sr-only"> (required)</span>`;
+  const items = options.map(
+    (option, index) => html`<div class="choice">
+<input type="${type}" id="f-${name}-${index}" name="${name}" value="${option}" aria-describedby="e-${name}"${
+      type === "radio" && field.required && html` required`
+    }>
+<label for="f-${name}-${index}">${option}</label>
+</div>
+`,
+  );
+  return html`<fieldset class="choices"${group}>
+<legend>${labelText(field)}${requiredMark(field)}${spoken}</legend>
+${items}</fieldset>`;
+}

@@ -1,0 +1,66 @@
+import type { renderForm } from "../domain/form-rendering.ts";
+import { clientScript } from "./client-script.ts";
+import { renderField } from "./fields.ts";
+import { html, type SafeHtml, trusted } from "./html.ts";
+import { pageStyles } from "./styles.ts";
+
+/** What F5 answers: the definition with datalist options filled in, and its settings. */
+export type RenderedForm = Awaited<ReturnType<typeof renderForm>>;
+
+interface PageSettings {
+  form_name?: string;
+  form_description?: string;
+}
+
+/**
+ * The hosted form page (extension): the whole form as one HTML document, each definition
+ * page a `<section>` under its title, with the page script and style sheet inline under
+ * `nonce`. The form validates on the server only (`novalidate`): S2's issues are shown
+ * beside their fields, so a person sees one kind of message whatever went wrong.
+ */
+export function formPage(rendered: RenderedForm, nonce: string): string {
+  const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
+  const name = settings.form_name || "Form";
+  const pages = rendered.form_definition.pages.map((page, index) => {
+    const heading = page.title && html`<h2 id="p-${index}">${page.title}</h2>`;
+    return html`<section${page.title && html` aria-labelledby="p-${index}"`}>
+${heading}
+${page.fields.map(renderField)}</section>
+`;
+  });
+  return document(
+    name,
+    nonce,
+    html`<h1 id="form-title">${name}</h1>
+${settings.form_description && html`<p class="description">${settings.form_description}</p>`}
+<form id="formwork-form" data-form-id="${rendered.id}" aria-labelledby="form-title" novalidate>
+<div class="alert" id="form-alert" role="alert" hidden></div>
+${pages}<button type="submit">Submit</button>
+</form>
+<div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
+<script nonce="${nonce}">${trusted(clientScript)}</script>`,
+  );
+}
+
+/** A page that says why the form cannot be shown (missing, disabled, sign-in needed). */
+export function messagePage(title: string, message: string, nonce: string): string {
+  return document(title, nonce, html`<h1>${title}</h1>\n<p>${message}</p>`);
+}
+
+function document(title: string, nonce: string, main: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style nonce="${nonce}">${trusted(pageStyles)}</style>
+</head>
+<body>
+<main>
+${main}
+</main>
+</body>
+</html>
+`.value;
+}

@@ -1,0 +1,69 @@
+import { renderForm } from "../domain/form-rendering.ts";
+import { type ErrorCode, ServiceError } from "../errors.ts";
+import { formPage, messagePage } from "../hosted-page/page.ts";
+import type { ServiceRouter } from "../http/route-request.ts";
+import { parseGuid } from "../ids.ts";
+
+/**
+ * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under
+ * the same access rules as F5. A form that cannot be shown answers a short HTML page with the
+ * status F5 would give, rather than the JSON envelope.
+ */
+export function hostedPageRoutes(router: ServiceRouter): void {
+  router.get("/f/:formId", async (request, ctx) => {
+    const nonce = newNonce();
+    try {
+      const formId = parseGuid(request.params.formId, "formId");
+      const rendered = await renderForm(ctx, request.caller, formId);
+      return htmlResponse(200, formPage(rendered, nonce), nonce);
+    } catch (error) {
+      // Anything else is a fault of ours: the router logs it and answers a bare 500.
+      if (!(error instanceof ServiceError)) throw error;
+      const [title, message] = explanations[error.code] ?? [
+        "This form cannot be shown",
+        error.message,
+      ];
+      return htmlResponse(error.status, messagePage(title, message, nonce), nonce);
+    }
+  });
+}
+
+const explanations: Partial<Record<ErrorCode, [title: string, message: string]>> = {
+  not_found: ["Form not found", "There is no form at this address, or it is not open to you."],
+  validation_failed: ["Form not found", "This address does not name a form."],
+  form_disabled: ["This form is closed", "This form is disabled and takes no submissions."],
+  unauthorized: ["Sign-in required", "This form is open only to people who are signed in."],
+};
+
+/**
+ * The page's headers: a CSP that lets only this response's own inline script and style run
+ * and lets them reach only this origin, no MIME sniffing, and no caching (the nonce is per
+ * response). No `frame-ancestors`: the page is meant to be embedded in other sites' frames.
+ */
+function htmlResponse(status: number, body: string, nonce: string): Response {
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "form-action 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+  ].join("; ");
+  return new Response(body, {
+    status,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": csp,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "same-origin",
+      "cache-control": "no-store",
+    },
+  });
+}
+
+/** 128 random bits, base64: a CSP nonce for one response. */
+function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes));
+}

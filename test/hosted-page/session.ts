@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { after, before } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import type { TestUser } from "../helpers.ts";
+import { launchChromium, startServer } from "./server.ts";
+
+/** Where the end-to-end tests leave their screenshots (ignored by git). */
+export const artifacts = new URL("../artifacts/", import.meta.url);
+
+/** The path of a screenshot under {@link artifacts}. */
+export const screenshot = (name: string) => new URL(name, artifacts).pathname;
+
+/**
+ * A test file's browser session: the service on a real server with one account (`alice`),
+ * and Debian's Chromium, both closed after the file's tests. Call it inside `describe`.
+ */
+export function browserSession() {
+  // Launched by the first page, so that a missing Chromium fails each test with the install
+  // hint (a failing `before` hook would only cancel them).
+  let browser: Promise<Browser> | undefined;
+  const session = {
+    env: undefined as unknown as Awaited<ReturnType<typeof startServer>>,
+    alice: undefined as unknown as TestUser,
+    /** What the last page asked of a host it was not allowed, or logged as an error. */
+    strays: [] as string[],
+    /** A fresh page that reports requests off the service and `allowedHosts`, and errors. */
+    async openPage(allowedHosts: string[] = []): Promise<Page> {
+      browser ??= launchChromium();
+      const context = await (await browser).newContext({ viewport: { width: 900, height: 900 } });
+      const page = await context.newPage();
+      const strays: string[] = [];
+      session.strays = strays;
+      page.on("request", (request) => {
+        const url = new URL(request.url());
+        const allowed = url.origin === session.env.base || allowedHosts.includes(url.host);
+        if (!allowed) strays.push(url.href);
+      });
+      page.on("console", (message) => {
+        if (message.type() === "error") strays.push(message.text());
+      });
+      page.on("pageerror", (error) => strays.push(error.message));
+      // The redirect targets (`*.example`) are answered here: no test reaches a real network.
+      await context.route(
+        (url) => url.hostname.endsWith(".example"),
+        (route) => route.fulfill({ contentType: "text/html", body: "<p>Redirected</p>" }),
+      );
+      return page;
+    },
+    /** S5 of a form, as its owner `alice`. */
+    async submissions(formId: string) {
+      const listed = await session.env.call("GET", `/api/restricted/form/${formId}/submissions`, {
+        as: session.alice,
+      });
+      assert.equal(listed.status, 200);
+      return listed.body;
+    },
+  };
+  before(async () => {
+    await mkdir(artifacts, { recursive: true });
+    session.env = await startServer();
+    const alice = await session.env.service.admin.createAccount({ email: "alice@example.com" });
+    session.alice = alice as TestUser;
+  });
+  after(async () => {
+    await (await browser?.catch(() => undefined))?.close();
+    await session.env?.close();
+  });
+  return session;
+}

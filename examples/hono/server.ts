@@ -1,0 +1,20 @@
+/** Runs the Hono example on Node: `node --conditions=formwork-source --import tsx examples/hono/server.ts`. */
+import { randomBytes } from "node:crypto";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.ts";
+
+const port = Number(process.env.PORT ?? "3000");
+const { app, service } = createApp({
+  publicUrl: process.env.PUBLIC_URL ?? `http://localhost:${port}`,
+  dataDir: process.env.DATA_DIR ?? "./data/hono",
+  // Without SIGNING_SECRET, download links die with the process.
+  signingSecret: process.env.SIGNING_SECRET ?? randomBytes(32).toString("base64url"),
+  adminSecret: process.env.ADMIN_SECRET,
+});
+const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, (info) => {
+  console.log(`hono example listening on http://127.0.0.1:${info.port}/forms`);
+});
+process.on("SIGTERM", () => {
+  server.close();
+  void service.close();
+});

@@ -1,0 +1,109 @@
+import { jsonSchemaOf, parametersOf, type SchemaObject } from "./json-schema.ts";
+import { type NamedSchema, type Operation, openApiPath, pathParameterNames } from "./operation.ts";
+import { operations, securityOf, securitySchemes } from "./operations.ts";
+import { failure } from "./responses.ts";
+
+/** The version of the package, given as the document's `info.version`. */
+export const packageVersion = "0.1.0";
+
+const tags = [
+  { name: "Partner", description: "P1–P5: a partner platform's customers." },
+  { name: "Forms", description: "F1–F5, with create and whole update (extensions)." },
+  { name: "Form users", description: "U1–U4: roles on a form." },
+  { name: "Datalists", description: "D1–D7: reference lists and their entry items." },
+  { name: "Submissions", description: "S1–S7: submissions and their attachments." },
+  { name: "Webhooks", description: "W1–W3, with the deliveries extension." },
+  { name: "Admin", description: "Accounts, tokens and partners (extension)." },
+  { name: "Pages", description: "The hosted form page and this document (extensions)." },
+];
+
+/**
+ * The OpenAPI 3.1 document of the service mounted at `basePath`, built from the operation
+ * table and the valibot schemas the routes parse with.
+ */
+export function openApiDocument(basePath: string): SchemaObject {
+  const schemas: Record<string, SchemaObject> = {};
+  const ref = (named: NamedSchema) => {
+    schemas[named.name] ??= jsonSchemaOf(named.schema);
+    return { $ref: `#/components/schemas/${named.name}` };
+  };
+  const paths: Record<string, Record<string, SchemaObject>> = {};
+  for (const operation of operations) {
+    const path = openApiPath(operation.path);
+    paths[path] ??= {};
+    paths[path][operation.method] = operationObject(operation, ref);
+  }
+  // A copy: the tables above stay untouched whatever the caller does with the document.
+  return structuredClone({
+    openapi: "3.1.1",
+    info: {
+      title: "Formwork",
+      version: packageVersion,
+      description:
+        "The HTTP interface of an embeddable form service. Failures answer a real HTTP status " +
+        "with the `Failure` envelope.",
+    },
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    // Relative to where this document is served: `<basePath>/openapi.json`.
+    servers: [{ url: basePath || "/" }],
+    tags,
+    paths,
+    components: { schemas, securitySchemes },
+  });
+}
+
+function operationObject(
+  operation: Operation,
+  ref: (named: NamedSchema) => SchemaObject,
+): SchemaObject {
+  const parameters = [
+    ...pathParameterNames(operation.path).map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    })),
+    ...(operation.query ? parametersOf(operation.query, "query", operation.queryDescriptions) : []),
+    ...(operation.headers ? parametersOf(operation.headers, "header") : []),
+  ];
+  const { response } = operation;
+  const content =
+    response.schema === "html"
+      ? { "text/html": { schema: { type: "string" } } }
+      : { "application/json": response.schema ? { schema: ref(response.schema) } : {} };
+  return {
+    operationId: operation.operationId,
+    summary:
+      operation.ref === "extension" ? operation.summary : `${operation.ref}: ${operation.summary}`,
+    ...(operation.description ? { description: operation.description } : {}),
+    tags: [operation.tag],
+    "x-interface": operation.ref,
+    security: securityOf[operation.auth],
+    ...(parameters.length ? { parameters } : {}),
+    ...(operation.body ? { requestBody: requestBody(operation.body, ref) } : {}),
+    responses: {
+      "200": { description: response.description, content },
+      default: {
+        description: "A failure: its status and `error` code say what went wrong.",
+        content: { "application/json": { schema: ref(failure) } },
+      },
+    },
+  };
+}
+
+function requestBody(
+  body: NonNullable<Operation["body"]>,
+  ref: (named: NamedSchema) => SchemaObject,
+): SchemaObject {
+  if ("multipart" in body) {
+    const file = { type: "string", contentMediaType: "application/octet-stream" };
+    return {
+      required: true,
+      description: body.multipart,
+      content: {
+        "multipart/form-data": { schema: { type: "object", additionalProperties: file } },
+      },
+    };
+  }
+  return { required: body.required, content: { "application/json": { schema: ref(body.json) } } };
+}

@@ -1,0 +1,122 @@
+import * as v from "valibot";
+import { createAccountBody, createPartnerBody } from "../schemas/admin.ts";
+import { emailSchema } from "../schemas/common.ts";
+import { customerChangesBody, newCustomerBody } from "../schemas/partners.ts";
+import type { Operation } from "./operation.ts";
+import { actionResult, issuedPartner, issuedToken } from "./responses.ts";
+
+const partnerBase = "/api/restricted/partner";
+
+/** The partner layer: P1, P3–P5 (P2 is the `CustomerToken` scheme of every account route). */
+export const partnerOperations: Operation[] = [
+  {
+    method: "post",
+    path: `${partnerBase}/userauth`,
+    operationId: "issueCustomerToken",
+    ref: "P1",
+    summary: "Issue a customer's login token",
+    description:
+      "The token acts for the customer on any account route (P2), sent as `Authorization: Bearer <token>` with `partnerAccountId`.",
+    tag: "Partner",
+    auth: "partner",
+    headers: v.object({ PartnerCustomerEmail: emailSchema }),
+    response: { description: "`message` holds the customer's JWT.", schema: actionResult },
+  },
+  {
+    method: "get",
+    path: `${partnerBase}/users`,
+    operationId: "listCustomers",
+    ref: "P3",
+    summary: "List the partner's customers",
+    tag: "Partner",
+    auth: "partner",
+    response: { description: "A JSON array of customer records." },
+  },
+  {
+    method: "post",
+    path: `${partnerBase}/user`,
+    operationId: "addCustomer",
+    ref: "P4",
+    summary: "Register a customer",
+    tag: "Partner",
+    auth: "partner",
+    body: { json: { name: "CustomerInput", schema: newCustomerBody }, required: true },
+    response: {
+      description: "`id` is the user id; `message` is `User added successfully`.",
+      schema: actionResult,
+    },
+  },
+  {
+    method: "post",
+    path: `${partnerBase}/user/:customerEmailAddress`,
+    operationId: "updateCustomer",
+    ref: "P5",
+    summary: "Change a customer's status, quotas or names",
+    tag: "Partner",
+    auth: "partner",
+    body: { json: { name: "CustomerChanges", schema: customerChangesBody }, required: true },
+    response: {
+      description: "`id` is the user id; `message` is `User updated`.",
+      schema: actionResult,
+    },
+  },
+];
+
+/** The admin API, the hosted form page and this document (extensions). */
+export const serviceOperations: Operation[] = [
+  {
+    method: "post",
+    path: "/api/admin/accounts",
+    operationId: "createAccount",
+    ref: "extension",
+    summary: "Create an account with its first token",
+    description: "Only when the service has an admin secret; 404 otherwise.",
+    tag: "Admin",
+    auth: "admin",
+    body: { json: { name: "AccountInput", schema: createAccountBody }, required: true },
+    response: { description: "The account's id, e-mail and token.", schema: issuedToken },
+  },
+  {
+    method: "post",
+    path: "/api/admin/accounts/:userId/tokens",
+    operationId: "createToken",
+    ref: "extension",
+    summary: "Issue another token for an account",
+    description: "`userId` is percent-encoded (`local%7C…`).",
+    tag: "Admin",
+    auth: "admin",
+    response: { description: "The new token.", schema: issuedToken },
+  },
+  {
+    method: "post",
+    path: "/api/admin/partners",
+    operationId: "createPartner",
+    ref: "extension",
+    summary: "Register a partner platform",
+    tag: "Admin",
+    auth: "admin",
+    body: { json: { name: "PartnerInput", schema: createPartnerBody }, required: true },
+    response: { description: "The partner's credentials.", schema: issuedPartner },
+  },
+  {
+    method: "get",
+    path: "/f/:formId",
+    operationId: "formPage",
+    ref: "extension",
+    summary: "The hosted form page",
+    description: "An HTML page that renders the form, uploads through S3 and submits through S2.",
+    tag: "Pages",
+    auth: "public",
+    response: { description: "The form as an HTML page.", schema: "html" },
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    operationId: "openApiDocument",
+    ref: "extension",
+    summary: "This document",
+    tag: "Pages",
+    auth: "none",
+    response: { description: "The OpenAPI 3.1 document of the service." },
+  },
+];

@@ -1,0 +1,178 @@
+import { deliveriesQuery } from "../routes/webhooks.ts";
+import { listQuery, submissionBody, submissionUpdateBody } from "../schemas/submissions.ts";
+import { webhookBody } from "../schemas/webhooks.ts";
+import type { Operation } from "./operation.ts";
+import { actionResult, confirmation, submissionPosted } from "./responses.ts";
+
+const submissionPath = "/api/restricted/form/:formId/submission/:submissionId";
+const webhookPath = "/api/restricted/form/:formId/submissionwebhook";
+
+/** Submissions and attachments (S1–S7) and submission webhooks (W1–W3, deliveries). */
+export const submissionOperations: Operation[] = [
+  {
+    method: "get",
+    path: submissionPath,
+    operationId: "getSubmission",
+    ref: "S1",
+    summary: "Read a submission with signed links to its attachments",
+    tag: "Submissions",
+    auth: "account",
+    response: {
+      description: "`form_submission`, `attachment_details` and `user_has_edit_submission_access`.",
+    },
+  },
+  {
+    method: "post",
+    path: "/api/form/:formId/submission",
+    operationId: "postSubmission",
+    ref: "S2",
+    summary: "Submit a form",
+    description: "A file field's value is the pipe-separated ids of attachments uploaded with S3.",
+    tag: "Submissions",
+    auth: "public",
+    body: { json: { name: "SubmissionInput", schema: submissionBody }, required: true },
+    response: {
+      description: "The new submission's id and the thanks-page behaviour.",
+      schema: submissionPosted,
+    },
+  },
+  {
+    method: "post",
+    path: "/api/form/:formId/submissionattachment",
+    operationId: "uploadAttachment",
+    ref: "S3",
+    summary: "Upload a file for a file field",
+    tag: "Submissions",
+    auth: "public",
+    body: { multipart: "One file part, named after the form's file field (`unique_system_name`)." },
+    response: { description: "`id` is the new attachment's id.", schema: actionResult },
+  },
+  {
+    method: "get",
+    path: "/api/restricted/form/:formId/submissionattachment/:attachmentId",
+    operationId: "getAttachmentLink",
+    ref: "S4",
+    summary: "A temporary download link to an attachment",
+    tag: "Submissions",
+    auth: "account",
+    response: {
+      description:
+        "`id` is `{storage_url}/<container>/<attachment_id>?sv=…&sig=…`, valid for 15 minutes by default.",
+      schema: actionResult,
+    },
+  },
+  {
+    method: "get",
+    path: "/api/restricted/form/:formId/submissions",
+    operationId: "listSubmissions",
+    ref: "S5",
+    summary: "List a form's submissions, oldest first",
+    description:
+      "`include_form_definition`, `date_from`, `date_to`, `batch_size` and `continuation_token` are accepted as aliases.",
+    tag: "Submissions",
+    auth: "account",
+    query: listQuery,
+    queryDescriptions: {
+      dateFrom: "UNIX time in milliseconds, inclusive.",
+      dateTo: "UNIX time in milliseconds, inclusive.",
+      batchSize: "Results per page: 100 by default, at most 1000.",
+      continuationToken: "The `continuation_token` of the previous page (extension).",
+      search: "Keeps submissions whose search words hold every word given (extension).",
+    },
+    response: {
+      description:
+        "`results`, `attachments`, `granted_form_roles`, `container_sas_uri` and `continuation_token` (extension).",
+    },
+  },
+  {
+    method: "post",
+    path: submissionPath,
+    operationId: "updateSubmission",
+    ref: "S6",
+    summary: "Update a submission's values or clear its draft flag",
+    tag: "Submissions",
+    auth: "account",
+    body: { json: { name: "SubmissionChanges", schema: submissionUpdateBody }, required: true },
+    response: {
+      description: "`form_submission_item_updated` is true.",
+      schema: confirmation(
+        "SubmissionUpdated",
+        "form_submission_item_updated",
+        "Form submission has been updated successfully",
+      ),
+    },
+  },
+  {
+    method: "delete",
+    path: submissionPath,
+    operationId: "deleteSubmission",
+    ref: "S7",
+    summary: "Delete a submission and its files",
+    tag: "Submissions",
+    auth: "account",
+    response: {
+      description: "`form_submission_item_deleted` is true.",
+      schema: confirmation(
+        "SubmissionDeleted",
+        "form_submission_item_deleted",
+        "Form submission has been deleted successfully",
+      ),
+    },
+  },
+  {
+    method: "get",
+    path: webhookPath,
+    operationId: "listWebhooks",
+    ref: "W1",
+    summary: "List a form's submission webhooks, with their signing secrets",
+    tag: "Webhooks",
+    auth: "account",
+    response: { description: "A JSON array of webhook records." },
+  },
+  {
+    method: "post",
+    path: webhookPath,
+    operationId: "addWebhook",
+    ref: "W2",
+    summary: "Add a submission webhook",
+    tag: "Webhooks",
+    auth: "account",
+    body: { json: { name: "WebhookInput", schema: webhookBody }, required: true },
+    response: { description: "`id` is the new webhook's id.", schema: actionResult },
+  },
+  {
+    method: "delete",
+    path: `${webhookPath}/:webhookId`,
+    operationId: "removeWebhook",
+    ref: "W3",
+    summary: "Remove a submission webhook",
+    description: "The interface names this path's last parameter `submissionwebhookId`.",
+    tag: "Webhooks",
+    auth: "account",
+    response: {
+      description: "`message` is `Form submission webhook removed successfully`.",
+      schema: actionResult,
+    },
+  },
+  {
+    method: "get",
+    path: `${webhookPath}/:webhookId/deliveries`,
+    operationId: "listWebhookDeliveries",
+    ref: "extension",
+    summary: "List a webhook's deliveries, newest first, with every attempt",
+    tag: "Webhooks",
+    auth: "account",
+    query: deliveriesQuery,
+    response: { description: "`results` and `continuation_token`." },
+  },
+  {
+    method: "post",
+    path: `${webhookPath}/:webhookId/deliveries/:deliveryId/redeliver`,
+    operationId: "redeliverWebhook",
+    ref: "extension",
+    summary: "Send a delivery again",
+    tag: "Webhooks",
+    auth: "account",
+    response: { description: "`message` is `Delivery queued again`.", schema: actionResult },
+  },
+];

@@ -1,0 +1,79 @@
+import * as v from "valibot";
+import { type ErrorCode, errorStatus } from "../errors.ts";
+import type { NamedSchema } from "./operation.ts";
+
+const errorCodes = Object.keys(errorStatus) as ErrorCode[];
+
+/** The action result envelope of most write endpoints. */
+export const actionResult: NamedSchema = {
+  name: "ActionResult",
+  schema: v.object({
+    id: v.string(),
+    message: v.string(),
+    action_successful: v.literal(true),
+    error: v.literal(""),
+  }),
+};
+
+/** The failure envelope of design.md §8, with the issues of a failed validation. */
+export const failure: NamedSchema = {
+  name: "Failure",
+  schema: v.object({
+    id: v.literal(""),
+    message: v.string(),
+    action_successful: v.literal(false),
+    error: v.picklist(errorCodes),
+    issues: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
+    /** S2 reports its outcome in camel case as well. */
+    actionSuccessful: v.optional(v.literal(false)),
+  }),
+};
+
+const thanksParam = v.object({
+  param_name: v.string(),
+  param_value_form_field_system_name: v.string(),
+  param_value_fixed: v.string(),
+});
+
+/** S2's answer. */
+export const submissionPosted: NamedSchema = {
+  name: "SubmissionPosted",
+  schema: v.object({
+    id: v.string(),
+    message: v.literal("Submission posted successfully"),
+    thanks_behaviour: v.picklist(["inline_message", "url_redirect"]),
+    thanks_behaviour_message: v.optional(v.string()),
+    thanks_behaviour_redirect_parent_page: v.boolean(),
+    thanks_behaviour_redirect_url: v.optional(v.string()),
+    thanks_behaviour_redirect_url_params: v.optional(v.array(thanksParam)),
+    cloud_database_post_expected_but_failed: v.boolean(),
+    email_address_post_expected_but_failed: v.boolean(),
+    actionSuccessful: v.literal(true),
+  }),
+};
+
+/** A new account or token from the admin API. */
+export const issuedToken: NamedSchema = {
+  name: "IssuedToken",
+  schema: v.object({
+    user_id: v.string(),
+    email: v.optional(v.string()),
+    token_id: v.string(),
+    token_secret: v.string(),
+  }),
+};
+
+/** A new partner's credentials from the admin API. */
+export const issuedPartner: NamedSchema = {
+  name: "IssuedPartner",
+  schema: v.object({
+    partner_id: v.string(),
+    partner_secret: v.string(),
+    partner_account_id: v.string(),
+  }),
+};
+
+/** A boolean confirmation (D6, S6, S7), by the name of its flag. */
+export function confirmation(name: string, flag: string, message: string): NamedSchema {
+  return { name, schema: v.object({ message: v.literal(message), [flag]: v.boolean() }) };
+}

@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { describe, it } from "node:test";
+import { compileErrors, validate } from "@readme/openapi-parser";
+import type { AdminApi } from "../../src/admin.ts";
+import { createRouter } from "../../src/http/router.ts";
+import { packageVersion } from "../../src/openapi/document.ts";
+import { request, setup } from "../helpers.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is read as arbitrary JSON.
+type Doc = any;
+
+/** `/a/:b/c/` and `/a/{d}/c` both → `/a/{}/c`, so that parameter names do not matter. */
+function shape(path: string): string {
+  return path.replace(/:\w+|\{\w+\}/g, "{}").replace(/\/+$/, "") || "/";
+}
+
+/** Every method and path of the document's operations, by their shape. */
+function documented(doc: Doc): Set<string> {
+  const found = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths as Record<string, object>)) {
+    for (const method of Object.keys(item)) found.add(`${method.toUpperCase()} ${shape(path)}`);
+  }
+  return found;
+}
+
+async function documentOf(basePath = ""): Promise<Doc> {
+  const { service } = await setup({ basePath });
+  const { status, body } = await request(service, "GET", `${basePath}/openapi.json`);
+  assert.equal(status, 200);
+  return body;
+}
+
+describe("OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const doc = await documentOf();
+    assert.equal(doc.openapi, "3.1.1");
+    const result = await validate(structuredClone(doc));
+    assert.ok(result.valid, compileErrors(result));
+    assert.deepEqual(result.warnings, []);
+  });
+
+  it("lists every route of the router, and nothing else", async () => {
+    const router = createRouter({
+      admin: {} as AdminApi,
+      adminSecret: "secret",
+      basePath: "/forms",
+      onError: () => {},
+    });
+    const routed = new Set(
+      router.routes
+        .filter(([method]) => method !== "ALL")
+        .map(([method, , , path]) => `${method} ${shape((path ?? "").slice("/forms".length))}`),
+    );
+    const doc = await documentOf("/forms");
+    assert.deepEqual([...routed].sort(), [...documented(doc)].sort());
+  });
+
+  it("covers every endpoint of the interface", async () => {
+    const doc = await documentOf();
+    const refs = new Set<string>();
+    for (const item of Object.values(doc.paths as Record<string, Record<string, Doc>>)) {
+      for (const operation of Object.values(item)) {
+        for (const ref of String(operation["x-interface"]).split(", ")) refs.add(ref);
+      }
+    }
+    const expected = [
+      ...["P1", "P3", "P4", "P5"],
+      ...["F1", "F2", "F3", "F4", "F5"],
+      ...["U1", "U2", "U3", "U4"],
+      ...["D1", "D2", "D3", "D4", "D5", "D6", "D7"],
+      ...["W1", "W2", "W3"],
+      ...["S1", "S2", "S3", "S4", "S5", "S6", "S7"],
+    ];
+    for (const ref of expected) assert.ok(refs.has(ref), `${ref} is missing`);
+  });
+
+  it("names each route's auth scheme", async () => {
+    const doc = await documentOf();
+    const security = (method: string, path: string) => doc.paths[path][method].security;
+    const account = [
+      { TokenId: [], TokenSecret: [] },
+      { CustomerToken: [], PartnerAccountId: [] },
+    ];
+    assert.deepEqual(security("get", "/api/restricted/form/{formId}/submissions"), account);
+    assert.deepEqual(security("post", "/api/form/{formId}/submission"), [{}, ...account]);
+    assert.deepEqual(security("get", "/api/restricted/partner/users"), [
+      { PartnerId: [], PartnerSecret: [] },
+    ]);
+    assert.deepEqual(security("post", "/api/admin/partners"), [{ AdminSecret: [] }]);
+    assert.deepEqual(security("get", "/openapi.json"), []);
+    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), [
+      "AdminSecret",
+      "CustomerToken",
+      "PartnerAccountId",
+      "PartnerId",
+      "PartnerSecret",
+      "TokenId",
+      "TokenSecret",
+    ]);
+    assert.equal(doc.components.securitySchemes.CustomerToken.scheme, "bearer");
+  });
+
+  it("describes bodies and queries with the routes' own schemas", async () => {
+    const doc = await documentOf();
+    const { schemas } = doc.components;
+    assert.deepEqual(schemas.SubmissionInput.required, ["form_fields"]);
+    assert.deepEqual(schemas.DatalistInput.properties.settings.required, ["list_name"]);
+    assert.equal(schemas.AccountInput.properties.email.format, "email");
+    const s5 = doc.paths["/api/restricted/form/{formId}/submissions"].get;
+    assert.deepEqual(
+      s5.parameters.map((p: Doc) => p.name),
+      [
+        "formId",
+        "includeFormDefinition",
+        "dateFrom",
+        "dateTo",
+        "batchSize",
+        "continuationToken",
+        "search",
+      ],
+    );
+    const upload = doc.paths["/api/form/{formId}/submissionattachment"].post.requestBody;
+    assert.ok(upload.content["multipart/form-data"]);
+  });
+
+  it("is served under the base path, with the base path as its server", async () => {
+    const doc = await documentOf("/forms");
+    assert.deepEqual(doc.servers, [{ url: "/forms" }]);
+    const { service } = await setup({ basePath: "/forms" });
+    assert.equal((await request(service, "GET", "/openapi.json")).status, 404);
+  });
+
+  it("carries the package's version", async () => {
+    const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8"));
+    assert.equal(packageVersion, pkg.version);
+    assert.equal((await documentOf()).info.version, pkg.version);
+  });
+});

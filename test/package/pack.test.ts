@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const root = new URL("../../", import.meta.url).pathname;
+const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+const tsc = join(root, "node_modules/typescript/bin/tsc");
+
+/** What each subpath must export at least; subpaths added later must export something. */
+const expectedExports: Record<string, string[]> = {
+  ".": ["createFormService", "createHttpWebhookSender", "defaultLimits", "ServiceError"],
+  "./testing": ["runStoreConformance", "runBlobStoreConformance"],
+  "./adapters/memory": ["createMemoryStore"],
+  "./adapters/lowdb": ["createLowdbStore"],
+  "./adapters/fs": ["createFsBlobStore"],
+  "./adapters/cosmos": ["createCosmosStore"],
+  "./adapters/azure-blob": ["createAzureBlobStore"],
+};
+
+/**
+ * The environment of every command here: no coverage collection (the scratch project is not
+ * ours to measure) and no `NODE_OPTIONS`, so that no export condition leaks in.
+ */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const { NODE_V8_COVERAGE: _coverage, NODE_OPTIONS: _options, ...env } = process.env;
+  return env;
+}
+
+/** `npm pack --json` prints the prepack script's output first, then the JSON. */
+function packJson(stdout: string) {
+  const start = stdout.search(/^\[/m);
+  assert.ok(start >= 0, stdout);
+  return JSON.parse(stdout.slice(start))[0] as { filename: string; files: { path: string }[] };
+}
+
+describe("the npm package", { timeout: 180_000 }, () => {
+  let dir = "";
+  let files: string[] = [];
+  const subpaths = Object.keys(pkg.exports as Record<string, unknown>);
+  const specifier = (subpath: string) => `formwork${subpath.slice(1)}`;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "formwork-pack-"));
+    // prepack builds dist/ first, as it must on a clean clone.
+    const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], {
+      cwd: root,
+      env: cleanEnv(),
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const { filename, files: listed } = packJson(packed.stdout);
+    files = listed.map((file) => file.path);
+    const project = join(dir, "project");
+    await mkdir(project);
+    await writeFile(
+      join(project, "package.json"),
+      JSON.stringify({ name: "scratch", private: true, type: "module" }),
+    );
+    // Optional peers are not installed on their own; take the versions this repo tests with.
+    // @types/node as well, as in any Node project: the Azure SDKs' declarations need it.
+    const peers = [...Object.keys(pkg.peerDependencies ?? {}), "@types/node"].map(
+      (name) => `${name}@${pkg.devDependencies[name] ?? pkg.peerDependencies[name]}`,
+    );
+    await run(
+      "npm",
+      [
+        "install",
+        join(dir, filename),
+        ...peers,
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "--ignore-scripts",
+      ],
+      { cwd: project, env: cleanEnv() },
+    );
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+    // As on a clean clone: a stale dist/ would quietly serve whatever runs without the
+    // formwork-source condition.
+    await rm(join(root, "dist"), { recursive: true, force: true });
+  });
+
+  it("holds compiled JavaScript and declarations, and no sources, tests or examples", () => {
+    for (const file of files) {
+      assert.ok(
+        /^dist\/.*\.(js|d\.ts)$/.test(file) ||
+          /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(file),
+        `${file} should not be in the package`,
+      );
+      assert.doesNotMatch(file, /\.test\.|^dist\/(test|examples|bench)\//);
+    }
+    for (const subpath of subpaths) {
+      const entry = pkg.exports[subpath];
+      assert.equal(
+        typeof entry,
+        "object",
+        `exports["${subpath}"] needs the "formwork-source", "types" and "default" conditions`,
+      );
+      assert.ok(files.includes(entry.default.slice(2)), `${subpath}: ${entry.default}`);
+      assert.ok(files.includes(entry.types.slice(2)), `${subpath}: ${entry.types}`);
+    }
+  });
+
+  it("imports every subpath with plain node", async () => {
+    const script = `
+      const found = {};
+      for (const name of ${JSON.stringify(subpaths.map(specifier))}) {
+        found[name] = Object.keys(await import(name));
+      }
+      console.log(JSON.stringify(found));`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: join(dir, "project"),
+      env: cleanEnv(),
+    });
+    const found: Record<string, string[]> = JSON.parse(stdout);
+    for (const subpath of subpaths) {
+      const names = found[specifier(subpath)] ?? [];
+      assert.ok(names.length > 0, `${subpath} exports nothing`);
+      for (const name of expectedExports[subpath] ?? []) {
+        assert.ok(names.includes(name), `${subpath} lacks ${name}`);
+      }
+    }
+  });
+
+  it("serves requests from the compiled code", async () => {
+    const script = `
+      import { createFormService } from "formwork";
+      import { createMemoryStore } from "formwork/adapters/memory";
+      const service = createFormService({ store: createMemoryStore(), basePath: "/forms" });
+      const response = await service.fetch(new Request("http://localhost/forms/openapi.json"));
+      console.log(response.status, (await response.json()).openapi);
+      await service.close();`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: join(dir, "project"),
+      env: cleanEnv(),
+    });
+    assert.equal(stdout.trim(), "200 3.1.1");
+  });
+
+  it("type-checks a strict consumer against the declarations", async () => {
+    const project = join(dir, "project");
+    const imports = subpaths.map((subpath, n) => `import * as m${n} from "${specifier(subpath)}";`);
+    await writeFile(
+      join(project, "consumer.ts"),
+      [
+        ...imports,
+        `const service: m0.FormService = m0.createFormService({ store: m${subpaths.indexOf("./adapters/memory")}.createMemoryStore() });`,
+        "const response: Response = await service.fetch(new Request('http://localhost/'));",
+        "// @ts-expect-error: the options are typed, not any",
+        "m0.createFormService({ store: undefined });",
+        `console.log(response, ${subpaths.map((_, n) => `m${n}`).join(", ")});`,
+      ].join("\n"),
+    );
+    await writeFile(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          lib: ["ES2023", "DOM"],
+          types: ["node"],
+          strict: true,
+          noEmit: true,
+        },
+        files: ["consumer.ts"],
+      }),
+    );
+    const checked = await run(process.execPath, [tsc, "-p", "tsconfig.json"], {
+      cwd: project,
+      env: cleanEnv(),
+    }).catch((error: { stdout?: string }) => ({ failed: error.stdout ?? String(error) }));
+    assert.ok(!("failed" in checked), "failed" in checked ? checked.failed : "");
+  });
+});

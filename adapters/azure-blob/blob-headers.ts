@@ -1,0 +1,64 @@
+/**
+ * How a `BlobInfo` is kept on an Azure blob: as the blob's own `Content-Type` and
+ * `Content-Disposition`, which Azure sends with every download through a SAS link, and as
+ * metadata holding the exact values given, which `get` answers.
+ */
+import type { BlobHTTPHeaders, Metadata } from "@azure/storage-blob";
+import { create as contentDisposition } from "content-disposition";
+import type { BlobInfo } from "../../src/ports/blob-store.ts";
+
+/** What `put` sends beside the bytes. */
+export interface BlobHeaders {
+  blobHTTPHeaders: BlobHTTPHeaders;
+  metadata: Metadata;
+}
+
+/**
+ * The headers and metadata that keep `info` on blob `name`. Downloads get a content type
+ * fit for a header (else `application/octet-stream`) and `attachment` with the file name
+ * cleaned of control characters and path separators, as the fs store serves them.
+ */
+export function headersOf(info: BlobInfo, name: string): BlobHeaders {
+  return {
+    blobHTTPHeaders: {
+      blobContentType: safeContentType(info.contentType),
+      blobContentDisposition: contentDisposition(safeFilename(info.filename, name)),
+    },
+    // Metadata travels as HTTP headers: ASCII only, hence the percent-encoding.
+    metadata: {
+      filename: encodeURIComponent(info.filename),
+      content_type: encodeURIComponent(info.contentType),
+    },
+  };
+}
+
+/** The `BlobInfo` kept on a blob, from its properties as a download answers them. */
+export function infoOf(properties: { contentType?: string; metadata?: Metadata }): BlobInfo {
+  const metadata = properties.metadata ?? {};
+  return {
+    contentType: decoded(metadata.content_type) ?? properties.contentType ?? "",
+    filename: decoded(metadata.filename) ?? "",
+  };
+}
+
+function decoded(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    // Metadata written by someone else, not percent-encoded: take it as it is.
+    return value;
+  }
+}
+
+function safeContentType(contentType: string): string {
+  return /^[\w.+-]+\/[\w.+-]+(\s*;[\x20-\x7e]*)?$/.test(contentType)
+    ? contentType
+    : "application/octet-stream";
+}
+
+function safeFilename(filename: string, fallback: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const cleaned = filename.replace(/[\x00-\x1f\x7f-\x9f]/g, "").replace(/[/\\]/g, "_");
+  return cleaned.trim() || fallback;
+}

@@ -1,0 +1,48 @@
+/** The indexing policy the Cosmos DB store needs, and the fields the service orders by. */
+import type { IndexingPolicy } from "@azure/cosmos";
+
+/**
+ * The fields the service's own queries order by: `created_date_utc` (submissions, form
+ * users, datalists, customers, webhooks and their deliveries), `sort_order` (datalist
+ * entries) and `due_at` (the webhook outbox). Each needs composite indexes on Cosmos DB,
+ * since every query orders by its field and then by `id`; a test keeps this list in step
+ * with the `orderBy` fields under `src/`.
+ */
+export const serviceOrderFields: readonly string[] = ["created_date_utc", "sort_order", "due_at"];
+
+/**
+ * Paths never filtered or ordered on, left out of the index so that writing a large form
+ * definition or a submission's values costs fewer request units.
+ */
+export const unindexedPaths: readonly string[] = [
+  "/form_fields/*",
+  "/form_definition/*",
+  "/form_configuration/*",
+  '/"_etag"/?',
+];
+
+/**
+ * The indexing policy of the store's container: every path in the range index except
+ * {@link unindexedPaths}, and for each field of `orderFields` the two composite indexes
+ * `(field ASC, id ASC)` and `(field DESC, id ASC)` that its ORDER BY needs.
+ */
+export function indexingPolicyFor(
+  orderFields: readonly string[] = serviceOrderFields,
+): IndexingPolicy {
+  return {
+    indexingMode: "consistent",
+    automatic: true,
+    includedPaths: [{ path: "/*" }],
+    excludedPaths: unindexedPaths.map((path) => ({ path })),
+    compositeIndexes: orderFields.flatMap((field) => [
+      [
+        { path: `/${field}`, order: "ascending" as const },
+        { path: "/id", order: "ascending" as const },
+      ],
+      [
+        { path: `/${field}`, order: "descending" as const },
+        { path: "/id", order: "ascending" as const },
+      ],
+    ]),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The Azure server's settings: the standalone server's variables (design.md §10) plus where
+ * Cosmos DB and Azure Blob Storage are.
+ */
+import { readConfig, type ServerConfig } from "../standalone/config.ts";
+
+/** Where the records and the attachment files live. */
+export interface AzureConfig extends ServerConfig {
+  /** `COSMOS_ENDPOINT`, e.g. `https://<account>.documents.azure.com:443/`. */
+  cosmosEndpoint: string;
+  /** `COSMOS_KEY`: the account's primary or secondary key. */
+  cosmosKey: string;
+  /** `COSMOS_DATABASE`: the database, created with its container on first use if missing. */
+  cosmosDatabase: string;
+  /** `COSMOS_CONTAINER`, default `formwork`. */
+  cosmosContainer: string;
+  /** `AZURE_STORAGE_CONNECTION_STRING`: a connection string with the account key. */
+  storageConnectionString: string;
+  /**
+   * `CUSTOMER_TOKEN_SECRET`: the key that signs customer login tokens; give every instance
+   * the same one. Unset, a single instance keeps one under `DATA_DIR`.
+   */
+  customerTokenSecret: string | undefined;
+  /**
+   * `TRUST_PROXY=1`: take the client address from `X-Forwarded-For`, as set by the front
+   * end of App Service, Container Apps or Front Door. Leave it unset when clients reach the
+   * server directly.
+   */
+  trustProxy: boolean;
+}
+
+/**
+ * Reads the settings from `env`.
+ * @throws {Error} naming the variable that is missing or makes no sense.
+ */
+export function readAzureConfig(env: NodeJS.ProcessEnv): AzureConfig {
+  const cosmosEndpoint = required(env, "COSMOS_ENDPOINT");
+  if (!URL.canParse(cosmosEndpoint)) {
+    throw new Error(`COSMOS_ENDPOINT must be a URL, not ${JSON.stringify(cosmosEndpoint)}`);
+  }
+  return {
+    ...readConfig(env),
+    cosmosEndpoint,
+    cosmosKey: required(env, "COSMOS_KEY"),
+    cosmosDatabase: required(env, "COSMOS_DATABASE"),
+    cosmosContainer: env.COSMOS_CONTAINER || "formwork",
+    storageConnectionString: required(env, "AZURE_STORAGE_CONNECTION_STRING"),
+    customerTokenSecret: env.CUSTOMER_TOKEN_SECRET || undefined,
+    trustProxy: env.TRUST_PROXY === "1",
+  };
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} must be set`);
+  return value;
+}

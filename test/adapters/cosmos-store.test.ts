@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import {
+  type CosmosStoreOptions,
+  createCosmosStore,
+  serviceOrderFields,
+} from "../../adapters/cosmos/index.ts";
+import type { Store, StoreRecord } from "../../src/ports/store.ts";
+import { runStoreConformance } from "../../src/testing/index.ts";
+import { countKinds, startCosmosEmulator } from "../emulators/cosmos.ts";
+
+const emulator = await startCosmosEmulator();
+const client = emulator.client();
+const databaseId = "conformance";
+const containers = new WeakMap<Store, string>();
+
+/** A store over a new container of its own, with indexes for the suite's order fields. */
+function open(options: Partial<CosmosStoreOptions> = {}): Store {
+  const containerId = `c-${randomUUID()}`;
+  const store = createCosmosStore({
+    client,
+    databaseId,
+    containerId,
+    createIfMissing: true,
+    orderFields: ["n", "tag"],
+    ...options,
+  });
+  containers.set(store, containerId);
+  return store;
+}
+
+/** Reads the item as Cosmos DB holds it, bypassing the adapter. */
+async function inspect(store: Store, collection: string, partition: string, id: string) {
+  const container = client.database(databaseId).container(containers.get(store) as string);
+  return (await container.item(id, `${collection}/${partition}`).read()).resource;
+}
+
+runStoreConformance({ name: "cosmos", create: () => open(), inspect });
+
+interface Row extends StoreRecord {
+  n: number;
+  created_date_utc?: string;
+}
+
+describe("cosmos store", () => {
+  it("keeps ids Cosmos DB refuses, and returns them as written", async () => {
+    const store = open();
+    const ids = ["a/b@example.com", "back\\slash", "q?x#y", "100%", "", "trailing ", "~b64~x"];
+    for (const [n, id] of ids.entries()) await store.create<Row>("emails", "p", { id, n });
+    for (const [n, id] of ids.entries()) {
+      assert.equal((await store.get<Row>("emails", "p", id))?.record.n, n, id);
+    }
+    const listed = (await store.query<Row>("emails", "p")).items.map((r) => r.id);
+    assert.deepEqual(new Set(listed), new Set(ids));
+    const eq = await store.query<Row>("emails", "p", {
+      where: [{ field: "id", op: "eq", value: "a/b@example.com" }],
+    });
+    assert.deepEqual(
+      eq.items.map((r) => r.n),
+      [0],
+    );
+    assert.equal(await store.delete("emails", "p", "q?x#y"), true);
+    await store.close();
+  });
+
+  it("strips the system fields and the partition key from what it returns", async () => {
+    const store = open();
+    const created = await store.create<Row>("things", "p", { id: "a", n: 1 });
+    const read = await store.get<Row>("things", "p", "a");
+    const listed = await store.query<Row>("things", "p");
+    for (const record of [created.record, read?.record, listed.items[0]]) {
+      assert.deepEqual(record, { id: "a", n: 1 });
+    }
+    const raw = (await inspect(store, "things", "p", "a")) as Record<string, unknown>;
+    assert.equal(raw.pk, "things/p");
+    assert.equal(raw._etag, created.etag);
+  });
+
+  it("pages in the service's orders with its composite indexes", async () => {
+    const store = open({ orderFields: undefined });
+    for (let n = 0; n < 7; n++) {
+      const created_date_utc = `2026-11-0${1 + (n % 3)}T00:00:00.000Z`;
+      await store.create<Row>("submissions", "form", { id: `s${n}`, n, created_date_utc });
+    }
+    const ids: string[] = [];
+    let continuation: string | null = null;
+    do {
+      const page: { items: Row[]; continuation: string | null } = await store.query<Row>(
+        "submissions",
+        "form",
+        { orderBy: { field: "created_date_utc", direction: "desc" }, limit: 3, continuation },
+      );
+      ids.push(...page.items.map((r) => r.id));
+      continuation = page.continuation;
+    } while (continuation);
+    assert.deepEqual(ids, ["s2", "s5", "s1", "s4", "s0", "s3", "s6"]);
+  });
+
+  it("says which index is missing when a query orders by a field without one", async () => {
+    const store = open({ orderFields: [] });
+    await store.create<Row>("things", "p", { id: "a", n: 1 });
+    await assert.rejects(store.query("things", "p", { orderBy: { field: "n" } }), (error: Error) =>
+      /^cosmos store: query failed: no composite index/.test(error.message),
+    );
+  });
+
+  it("refuses a token of another query or partition, and fields it cannot name", async () => {
+    const store = open();
+    for (let n = 0; n < 3; n++) await store.create<Row>("things", "p", { id: `r${n}`, n });
+    const first = await store.query<Row>("things", "p", { limit: 1 });
+    assert.ok(first.continuation);
+    const { continuation } = first;
+    await assert.rejects(store.query("things", "q", { limit: 1, continuation }), {
+      name: "StoreContinuationError",
+    });
+    await assert.rejects(
+      store.query("things", "p", { limit: 1, continuation, orderBy: { field: "n" } }),
+      { name: "StoreContinuationError" },
+    );
+    const bad = { where: [{ field: 'n"] OR 1=1 --', op: "eq" as const, value: 1 }] };
+    await assert.rejects(store.query("things", "p", bad), TypeError);
+    await assert.rejects(store.create("bad/name", "p", { id: "x" }), TypeError);
+    await assert.rejects(store.create("things", "p", { id: "x", pk: "y" }), TypeError);
+  });
+
+  it("deletes a partition larger than one batch", async () => {
+    const store = open();
+    await Promise.all(
+      Array.from({ length: 230 }, (_, n) => store.create<Row>("big", "p", { id: `r${n}`, n })),
+    );
+    await store.create<Row>("big", "other", { id: "r0", n: 0 });
+    emulator.requests.length = 0;
+    assert.equal(await store.deletePartition("big", "p"), 230);
+    // Three pages of ids, each with its query plan, and one batch per page.
+    assert.deepEqual(countKinds(emulator.requests), { "query plan": 3, query: 3, batch: 3 });
+    assert.deepEqual((await store.query("big", "p")).items, []);
+    assert.ok(await store.get("big", "other", "r0"));
+  });
+
+  it("deletes item by item when an item vanishes under a batch", async () => {
+    const store = open();
+    for (let n = 0; n < 5; n++) await store.create<Row>("race", "p", { id: `r${n}`, n });
+    emulator.before("batch", () => store.delete("race", "p", "r2"));
+    emulator.requests.length = 0;
+    assert.equal(await store.deletePartition("race", "p"), 4);
+    const { delete: deletes, ...rest } = countKinds(emulator.requests);
+    assert.deepEqual(rest, { "query plan": 1, query: 1, batch: 1 });
+    // The test's own delete of r2, then r3 and r4 one by one: the emulator applies a batch's
+    // operations before the failing one (r0, r1), where Cosmos DB would roll them back and
+    // the store would delete all four one by one.
+    assert.equal(deletes, 3);
+    assert.deepEqual((await store.query("race", "p")).items, []);
+  });
+
+  it("has composite indexes for every field the service orders by", async () => {
+    const root = join(import.meta.dirname, "../../src");
+    // The conformance suite under src/testing orders by its own fields (see `open` above).
+    const files = (await readdir(root, { recursive: true })).filter(
+      (f) => f.endsWith(".ts") && !f.startsWith("testing"),
+    );
+    const fields = new Set<string>();
+    for (const file of files) {
+      const source = await readFile(join(root, file), "utf8");
+      for (const [, field] of source.matchAll(/orderBy:\s*\{\s*field:\s*([^,}\s]+)/g)) {
+        const literal = /^"([^"]+)"$/.exec(field ?? "")?.[1];
+        assert.ok(literal, `${file} orders by ${field}: use a literal the index list can name`);
+        fields.add(literal);
+      }
+    }
+    const missing = [...fields].filter((field) => !serviceOrderFields.includes(field));
+    assert.deepEqual(missing, [], "add these to serviceOrderFields in indexing-policy.ts");
+  });
+});

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { readAzureConfig } from "../../examples/azure/config.ts";
+
+const complete = {
+  COSMOS_ENDPOINT: "https://account.documents.azure.com:443/",
+  COSMOS_KEY: "a2V5",
+  COSMOS_DATABASE: "forms",
+  AZURE_STORAGE_CONNECTION_STRING: "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=a2V5",
+};
+
+describe("the Azure server's configuration", () => {
+  it("reads the Azure variables beside the standalone server's", () => {
+    const config = readAzureConfig({ ...complete, PORT: "8080", TRUST_PROXY: "1" });
+    assert.equal(config.cosmosEndpoint, complete.COSMOS_ENDPOINT);
+    assert.equal(config.cosmosDatabase, "forms");
+    assert.equal(config.cosmosContainer, "formwork");
+    assert.equal(config.customerTokenSecret, undefined);
+    assert.equal(config.trustProxy, true);
+    assert.equal(config.port, 8080);
+  });
+
+  it("names the variable that is missing or wrong", () => {
+    for (const name of Object.keys(complete)) {
+      const env: Record<string, string> = { ...complete };
+      delete env[name];
+      assert.throws(() => readAzureConfig(env), new RegExp(`^Error: ${name} must be set`));
+    }
+    assert.throws(
+      () => readAzureConfig({ ...complete, COSMOS_ENDPOINT: "not a url" }),
+      /COSMOS_ENDPOINT must be a URL/,
+    );
+  });
+});

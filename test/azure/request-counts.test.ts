@@ -1,0 +1,202 @@
+/**
+ * What each hot endpoint costs in Cosmos DB requests, measured on the emulator: the table in
+ * `adapters/cosmos/README.md` is this test's output. A change in these numbers is a change
+ * in what the service costs to run: update the README's table with the printed one.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Store } from "../../src/ports/store.ts";
+import { countKinds, type RequestKind } from "../emulators/cosmos.ts";
+import { formInput, type TestUser } from "../helpers.ts";
+import { startAzureService, submission, uploadFile } from "./azure-service.ts";
+
+/** Cosmos DB requests per endpoint, as measured; keep in step with the README's table. */
+const expected: Record<string, number> = {
+  "F5 render a form (anonymous)": 3,
+  "F4 list my forms": 7,
+  "F2 update a settings section": 4,
+  "U2 add a collaborator": 5,
+  "U1 list form users": 5,
+  "D5 add one datalist entry": 6,
+  "D7 list datalist entries": 5,
+  "D6 delete a datalist entry": 4,
+  "S3 upload an attachment (anonymous)": 3,
+  "S2 post a submission with a file and a datalist value": 10,
+  "S2 post a text-only submission": 6,
+  "S1 read a submission with one attachment": 5,
+  "S4 link to an attachment": 4,
+  "S5 list submissions, first page of 3": 5,
+  "S5 list submissions, next page (2 with files)": 7,
+  "S6 update a submission": 8,
+  "S7 delete a submission with its file": 10,
+  "F3 delete a form with 5 submissions and 1 file": 24,
+};
+
+const storeCalls: string[] = [];
+const env = await startAzureService({}, (store) => counting(store, storeCalls));
+const { call, cosmos } = env;
+
+/** Counts every call of the store's methods into `calls`. */
+function counting(store: Store, calls: string[]): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+/** An account, a datalist, and a form using it with 4 submissions, one holding a file. */
+async function fixture() {
+  const alice = await env.account("alice@example.com");
+  await env.account("bob@example.com");
+  const list = await call("POST", "/api/restricted/datalist", {
+    as: alice,
+    body: { settings: { list_name: "Colours" } },
+  });
+  const datalist = `/api/restricted/datalist/${list.body.id}`;
+  const colours = [{ entry_value: "red" }, { entry_value: "green" }];
+  await call("POST", `${datalist}/entry`, { as: alice, body: colours });
+  const fields = [
+    { unique_system_name: "name_1", type: "text", label: "Name", required: true },
+    { unique_system_name: "colour_2", type: "select", label: "Colour", datalist_id: list.body.id },
+    { unique_system_name: "cv_3", type: "file", label: "CV", max_files: 1 },
+  ];
+  const created = await call("POST", "/api/restricted/form", {
+    as: alice,
+    body: formInput("Costs", fields),
+  });
+  const formId: string = created.body.id;
+  const post = (values: Record<string, string>) =>
+    call("POST", `/api/form/${formId}/submission`, { body: submission(values) });
+  const upload = () =>
+    uploadFile(env.service, formId, { field: "cv_3", bytes: "cv", filename: "cv.txt" });
+  for (const name of ["a", "b", "c"]) await post({ name_1: name });
+  await post({ name_1: "warm", colour_2: "red", cv_3: (await upload()).body.id });
+  return { alice, datalist, formId, form: `/api/restricted/form/${formId}`, post, upload };
+}
+
+type Fixture = Awaited<ReturnType<typeof fixture>>;
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers.
+type Answer = { status: number; body: any };
+
+/** The measured requests in order; `state` carries ids from one to the next. */
+function steps(f: Fixture, state: Record<string, string>): [string, () => Promise<Answer>][] {
+  const as: { as: TestUser } = { as: f.alice };
+  const keep = (key: string, pick: (a: Answer) => string) => async (answer: Answer) => {
+    state[key] = pick(answer);
+    return answer;
+  };
+  const thanks = { thanks_behaviour: "inline_message", thanks_behaviour_message: "Thanks" };
+  const grant = "usersecurity?collaborator_email=bob@example.com&has_reporting_full=1";
+  const page = () => `${f.form}/submissions?batchSize=3`;
+  return [
+    ["F5 render a form (anonymous)", () => call("GET", `/api/form/${f.formId}`)],
+    ["F4 list my forms", () => call("GET", "/api/restricted/user/form", as)],
+    [
+      "F2 update a settings section",
+      () =>
+        call("POST", `${f.form}/?updateSettingsOnly=1&settingsSection=thankspagesettings`, {
+          ...as,
+          body: thanks,
+        }),
+    ],
+    ["U2 add a collaborator", () => call("POST", `${f.form}/${grant}`, as)],
+    ["U1 list form users", () => call("GET", `${f.form}/usersecurity`, as)],
+    [
+      "D5 add one datalist entry",
+      () =>
+        call("POST", `${f.datalist}/entry`, { ...as, body: { entry_value: "blue" } }).then(
+          keep("entry", (a) => a.body[0]),
+        ),
+    ],
+    ["D7 list datalist entries", () => call("GET", `${f.datalist}/entries`, as)],
+    ["D6 delete a datalist entry", () => call("DELETE", `${f.datalist}/entry/${state.entry}`, as)],
+    ["S3 upload an attachment (anonymous)", () => f.upload().then(keep("file", (a) => a.body.id))],
+    [
+      "S2 post a submission with a file and a datalist value",
+      () =>
+        f
+          .post({ name_1: "Ada", colour_2: "green", cv_3: state.file ?? "" })
+          .then(keep("submission", (a) => a.body.id)),
+    ],
+    ["S2 post a text-only submission", () => f.post({ name_1: "Bo" })],
+    [
+      "S1 read a submission with one attachment",
+      () => call("GET", `${f.form}/submission/${state.submission}`, as),
+    ],
+    [
+      "S4 link to an attachment",
+      () => call("GET", `${f.form}/submissionattachment/${state.file}`, as),
+    ],
+    [
+      "S5 list submissions, first page of 3",
+      () => call("GET", page(), as).then(keep("token", (a) => a.body.continuation_token)),
+    ],
+    [
+      "S5 list submissions, next page (2 with files)",
+      () => call("GET", `${page()}&continuationToken=${encodeURIComponent(state.token ?? "")}`, as),
+    ],
+    [
+      "S6 update a submission",
+      () =>
+        call("POST", `${f.form}/submission/${state.submission}`, {
+          ...as,
+          body: submission({ name_1: "Ada L." }),
+        }),
+    ],
+    [
+      "S7 delete a submission with its file",
+      () => call("DELETE", `${f.form}/submission/${state.submission}`, as),
+    ],
+    [
+      "F3 delete a form with 5 submissions and 1 file",
+      () =>
+        call("POST", `${f.form}/?updateSettingsOnly=1&settingsSection=generalsettingsdelete`, as),
+    ],
+  ];
+}
+
+interface Cost {
+  endpoint: string;
+  requests: RequestKind[];
+  calls: string[];
+}
+
+/** A markdown table of the costs, as the README shows it. */
+function table(costs: Cost[]): string {
+  const tally = (names: string[]) =>
+    Object.entries(countKinds(names))
+      .map(([name, n]) => `${n} ${name}`)
+      .join(", ");
+  const rows = costs.map(
+    (c) => `| ${c.endpoint} | ${c.requests.length} | ${tally(c.requests)} | ${tally(c.calls)} |`,
+  );
+  return ["| endpoint | requests | of which | Store calls |", "|---|---|---|---|", ...rows].join(
+    "\n",
+  );
+}
+
+describe("Cosmos DB requests per endpoint", () => {
+  it("costs what adapters/cosmos/README.md says", async () => {
+    const state: Record<string, string> = {};
+    const costs: Cost[] = [];
+    for (const [endpoint, run] of steps(await fixture(), state)) {
+      cosmos.requests.length = 0;
+      storeCalls.length = 0;
+      const answer = await run();
+      assert.equal(answer.status, 200, `${endpoint}: ${JSON.stringify(answer.body)}`);
+      costs.push({ endpoint, requests: [...cosmos.requests], calls: [...storeCalls] });
+    }
+    console.log(`\n${table(costs)}\n`);
+    assert.deepEqual(
+      Object.fromEntries(costs.map((c) => [c.endpoint, c.requests.length])),
+      expected,
+      "the requests per endpoint changed: update adapters/cosmos/README.md with the table above",
+    );
+  });
+});

@@ -34,7 +34,8 @@ export async function startServer(
   env: Record<string, string>,
   script = "examples/standalone/server.ts",
 ): Promise<StandaloneServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const args = ["--conditions=formwork-source", "--import", "tsx", script];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,3 +1,4 @@
+import type { PartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Store } from "./ports/store.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
@@ -7,11 +8,17 @@ export interface Context {
   store: Store;
   blobs: BlobStore | undefined;
   webhookSender: WebhookSender | undefined;
+  /** The partner layer's settings: the customer login token key and lifetime, default quotas. */
+  partners: PartnerSettings;
   /** The current time; tests may fix it. */
   now(): Date;
   /** Maps a client address to its two-letter country code, or "" where unknown. */
   countryOf(address: string): string | Promise<string>;
   limits: Limits;
+  /** Lets webhooks point at private addresses (development only). */
+  allowPrivateWebhookDestinations: boolean;
+  /** Tells the webhook worker that deliveries were just queued. */
+  nudgeWebhooks(): void;
 }
 
 /** Bounds on what one request may carry. */
@@ -38,6 +45,13 @@ export const collections = {
   tokens: "tokens",
   /** Partners; partition and id: the partner id. */
   partners: "partners",
+  /** Partner customers (P3–P5); partition: the partner id; id: the customer's user id. */
+  customers: "customers",
+  /**
+   * What each partner customer uses of its quotas; partition: the customer's user id; id:
+   * the quota, with the month (`YYYY-MM`) or the datalist it counts for. See `quotas.ts`.
+   */
+  customerCounters: "customer_counters",
   /** Forms; partition and id: the form id. */
   forms: "forms",
   /** Form user security records; partition: the form id. */
@@ -59,6 +73,15 @@ export const collections = {
   uploads: "attachment_uploads",
   /** Per-form counters (submissions held); partition and id: the form id. */
   formCounters: "form_counters",
+  /** Submission webhooks; partition: the form id. */
+  webhooks: "webhooks",
+  /** Each message sent to a webhook, with its attempts; partition: the webhook id. */
+  webhookDeliveries: "webhook_deliveries",
+  /**
+   * Deliveries waiting for an attempt; one partition, `due`, kept small because entries
+   * leave it once delivered or given up. See `webhook-worker.ts`.
+   */
+  webhookOutbox: "webhook_outbox",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

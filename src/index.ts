@@ -6,6 +6,8 @@ export type { AdminApi } from "./admin.ts";
 export type { Caller } from "./auth/caller.ts";
 export type { Limits } from "./context.ts";
 export type { Device } from "./device.ts";
+export { type CustomerQuotas, defaultCustomerQuotas } from "./domain/customer-quotas.ts";
+export type { CustomerRecord, CustomerStatus } from "./domain/customers.ts";
 export {
   ConflictError,
   type ErrorCode,
@@ -17,6 +19,7 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./errors.ts";
+export type { PartnerOptions } from "./partner-settings.ts";
 export type { BlobInfo, BlobStore } from "./ports/blob-store.ts";
 export { evaluateQuery } from "./ports/evaluate-query.ts";
 export {
@@ -30,7 +33,13 @@ export {
   type StoreRecord,
   type WriteOptions,
 } from "./ports/store.ts";
-export type { WebhookOutcome, WebhookRequest, WebhookSender } from "./ports/webhook-sender.ts";
+export type {
+  AttemptOutcome,
+  DeliveryControl,
+  DeliveryResult,
+  WebhookMessage,
+  WebhookSender,
+} from "./ports/webhook-sender.ts";
 export {
   type ConnectionInfo,
   createFormService,
@@ -38,3 +47,7 @@ export {
   type FormService,
   type FormServiceOptions,
 } from "./service.ts";
+export {
+  createHttpWebhookSender,
+  type HttpWebhookSenderOptions,
+} from "./webhooks/http-sender.ts";

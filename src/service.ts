@@ -1,12 +1,15 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import type { Context, Limits } from "./context.ts";
 import { sweepAttachments } from "./domain/attachment-sweep.ts";
+import { startWebhookWorker } from "./domain/webhook-worker.ts";
 import { errorEnvelope } from "./errors.ts";
 import type { RouteRequest } from "./http/route-request.ts";
 import { createRouter } from "./http/router.ts";
+import { type PartnerOptions, resolvePartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Store } from "./ports/store.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
+import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
 
 /** Options of {@link createFormService}. */
 export interface FormServiceOptions {
@@ -14,13 +17,49 @@ export interface FormServiceOptions {
   store: Store;
   /** Where attachment files live. */
   blobs?: BlobStore;
-  /** Delivers submission webhooks. */
+  /**
+   * Delivers submission webhooks.
+   * @default createHttpWebhookSender({ allowPrivateDestinations: allowPrivateWebhookDestinations })
+   */
   webhookSender?: WebhookSender;
+  /**
+   * Lets webhooks point at loopback, private, link-local and unique-local addresses. For
+   * development only: it lets whoever may add a webhook reach your internal network.
+   * @default false
+   */
+  allowPrivateWebhookDestinations?: boolean;
+  /** How often the webhook outbox is read; 0 turns the delivery worker off. @default 1000 */
+  webhookPollMs?: number;
+  /**
+   * How long an instance's claim on a delivery lasts, renewed before every attempt; it must
+   * outlast one attempt plus the longest wait between attempts.
+   * @default 300000 (5 minutes)
+   */
+  webhookLeaseMs?: number;
   /**
    * Enables the admin routes under `/api/admin`, authenticated by the `AdminSecret` header.
    * @default undefined (the admin routes answer 404)
    */
   adminSecret?: string;
+  /**
+   * The path the service is mounted under, e.g. `"/forms"`: every route, `/openapi.json`
+   * included, answers under it (`/forms/api/form/…`) and any other path answers 404, save
+   * the downloads of a blob store that serves its own `storageUrl` (fs).
+   *
+   * `fetch` routes on the URL it is given, so hand it the URL the client sent, prefix
+   * included. Frameworks that strip a mount prefix need telling:
+   * - Hono: `app.all("/forms/*", mount(service.fetch, { replaceRequest: false }))` with
+   *   `mount` from `hono/mount` (by default it strips the prefix; `app.mount` is deprecated);
+   * - Express through `@hono/node-server`'s `getRequestListener`:
+   *   `app.all("/forms/*splat", listener)`; not `app.use("/forms", listener)`, which strips
+   *   the prefix from `req.url`, the URL the bridge builds the request from;
+   * - `Deno.serve`, `Bun.serve`, a proxy that keeps the path: the request as it comes.
+   *
+   * Links to files come from the blob store: give the fs store a `storageUrl` under the
+   * same base (`https://example.com/forms/storage`) so that downloads reach the service too.
+   * @default "" (the root)
+   */
+  basePath?: string;
   /**
    * Take the client address from the first `X-Forwarded-For` entry. Turn on only behind a
    * proxy you run, which sets that header itself.
@@ -32,6 +71,8 @@ export interface FormServiceOptions {
    * @default () => ""
    */
   countryOf?: (address: string) => string | Promise<string>;
+  /** The partner layer (P1–P5): customer login tokens and default customer quotas. */
+  partners?: PartnerOptions;
   /** Bounds on requests. */
   limits?: Partial<Limits>;
   /**
@@ -84,18 +125,42 @@ export const defaultLimits: Limits = {
  * `Request` and answers a `Response`, so it mounts in any framework.
  */
 export function createFormService(options: FormServiceOptions): FormService {
+  const basePath = normaliseBasePath(options.basePath);
+  const allowPrivateWebhookDestinations = options.allowPrivateWebhookDestinations ?? false;
+  const webhookSender =
+    options.webhookSender ??
+    createHttpWebhookSender({ allowPrivateDestinations: allowPrivateWebhookDestinations });
   const ctx: Context = {
     store: options.store,
     blobs: options.blobs,
-    webhookSender: options.webhookSender,
+    webhookSender,
     now: options.now ?? (() => new Date()),
     countryOf: options.countryOf ?? (() => ""),
+    partners: resolvePartnerSettings(options.partners),
     limits: { ...defaultLimits, ...options.limits },
+    allowPrivateWebhookDestinations,
+    nudgeWebhooks: () => worker?.nudge(),
   };
   const onError =
     options.onError ?? ((error) => console.error("formwork: unexpected error", error));
+  const pollMs = options.webhookPollMs ?? 1000;
+  const worker =
+    pollMs > 0
+      ? startWebhookWorker(ctx, {
+          sender: webhookSender,
+          pollMs,
+          leaseMs: options.webhookLeaseMs ?? 300_000,
+          maxConcurrent: 16,
+          onError,
+        })
+      : undefined;
   const admin = createAdminApi(ctx);
-  const router = createRouter({ admin, adminSecret: options.adminSecret, onError });
+  const router = createRouter({
+    admin,
+    adminSecret: options.adminSecret,
+    basePath,
+    onError,
+  });
   const trustProxy = options.trustProxy ?? false;
   const sweep = () => sweepAttachments(ctx);
   const sweepIntervalMs = options.sweepIntervalMs ?? 600_000;
@@ -116,6 +181,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     sweepAttachments: sweep,
     async close() {
       clearInterval(timer);
+      await worker?.stop();
       await ctx.store.close();
     },
   };
@@ -140,4 +206,20 @@ function clientAddressOf(
   const address = forwarded || connection?.clientAddress || "";
   // IPv4 peers of a dual-stack socket show up as ::ffff:a.b.c.d.
   return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+}
+
+/**
+ * `basePath` without its trailing slash; "" for the root.
+ * @throws {TypeError} when it is not a path of segments of letters, digits and `_-.~%`: the
+ *   router reads other characters (`:`, `*`, `(`, …) as patterns.
+ */
+function normaliseBasePath(basePath = ""): string {
+  const trimmed = basePath.replace(/\/+$/, "");
+  if (trimmed === "") return "";
+  if (!/^(\/[\w.~%-]+)+$/.test(trimmed)) {
+    throw new TypeError(
+      `basePath must be a path such as "/forms", not ${JSON.stringify(basePath)}`,
+    );
+  }
+  return trimmed;
 }

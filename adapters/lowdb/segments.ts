@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Low } from "lowdb";
-import { JSONFile } from "lowdb/node";
+import { DataFile } from "lowdb/node";
 import type { Stored, StoreRecord } from "../../src/ports/store.ts";
 import { lowdbError } from "./errors.ts";
 
@@ -8,6 +8,17 @@ import { lowdbError } from "./errors.ts";
 export interface Entry {
   record: StoreRecord;
   etag: string;
+}
+
+/**
+ * A segment file through lowdb, written as compact JSON: a whole segment is rewritten on
+ * every change, and lowdb's default indentation made that a third slower.
+ */
+function segmentFile(path: string): DataFile<SegmentData> {
+  return new DataFile<SegmentData>(path, {
+    parse: (text) => JSON.parse(text) as SegmentData,
+    stringify: (data) => JSON.stringify(data),
+  });
 }
 
 /** The JSON of a segment file. */
@@ -45,7 +56,7 @@ export class Segment {
    * rewriting this one (see `Partition`), and the next segment holds their true state.
    */
   static async load(path: string, range: IdRange): Promise<Segment> {
-    const db = new Low<SegmentData>(new JSONFile(path), { records: {} });
+    const db = new Low<SegmentData>(segmentFile(path), { records: {} });
     try {
       await db.read();
     } catch (cause) {
@@ -56,7 +67,7 @@ export class Segment {
 
   /** A segment that does not exist on disk yet. */
   static create(path: string, records: Map<string, Entry>): Segment {
-    return new Segment(path, new Low<SegmentData>(new JSONFile(path), { records: {} }), records);
+    return new Segment(path, new Low<SegmentData>(segmentFile(path), { records: {} }), records);
   }
 
   /** Bumped by every change, so callers can tell whether an edit wrote anything. */

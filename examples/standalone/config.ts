@@ -14,6 +14,12 @@ export interface ServerConfig {
   adminSecret: string | undefined;
   /** The largest attachment accepted, in bytes (`MAX_UPLOAD_BYTES`). */
   maxUploadBytes: number;
+  /** Webhooks may point at private addresses (`ALLOW_PRIVATE_WEBHOOKS=1`). */
+  allowPrivateWebhooks: boolean;
+  /** The wait before the second webhook attempt, doubling after (`WEBHOOK_RETRY_BASE_MS`). */
+  webhookRetryBaseMs: number;
+  /** Webhook attempts in all (`WEBHOOK_MAX_ATTEMPTS`). */
+  webhookMaxAttempts: number;
 }
 
 /**
@@ -29,20 +35,29 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "");
   if (!URL.canParse(publicUrl))
     throw new Error(`PUBLIC_URL must be a URL, not ${JSON.stringify(publicUrl)}`);
-  const maxUploadBytes = Number(env.MAX_UPLOAD_BYTES || 25 * 1024 * 1024);
-  if (!Number.isSafeInteger(maxUploadBytes) || maxUploadBytes < 1) {
-    throw new Error(
-      `MAX_UPLOAD_BYTES must be a whole number of bytes, not ${JSON.stringify(env.MAX_UPLOAD_BYTES)}`,
-    );
-  }
+  const maxUploadBytes = wholeNumber(env, "MAX_UPLOAD_BYTES", 25 * 1024 * 1024, 1);
   return {
     dataDir: resolve(env.DATA_DIR || "./data"),
     maxUploadBytes,
+    allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",
+    webhookRetryBaseMs: wholeNumber(env, "WEBHOOK_RETRY_BASE_MS", 1000, 1),
+    webhookMaxAttempts: wholeNumber(env, "WEBHOOK_MAX_ATTEMPTS", 8, 1),
     port,
     host,
     publicUrl,
     adminSecret: env.ADMIN_SECRET || undefined,
   };
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number) {
+  const raw = env[name];
+  const value = raw ? Number(raw) : fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new Error(
+      `${name} must be a whole number of at least ${min}, not ${JSON.stringify(raw)}`,
+    );
+  }
+  return value;
 }
 
 /** Where the server keeps the admin secret it generated for itself. */
@@ -61,6 +76,14 @@ export async function resolveAdminSecret(config: ServerConfig): Promise<string> 
 /** The key that signs download links, kept in the data folder so links survive a restart. */
 export function resolveSigningSecret(config: ServerConfig): Promise<string> {
   return keptSecret(config.dataDir, join(config.dataDir, "signing-secret"));
+}
+
+/**
+ * The key that signs customer login tokens (P1), kept in the data folder so that tokens
+ * survive a restart.
+ */
+export function resolveCustomerTokenSecret(config: ServerConfig): Promise<string> {
+  return keptSecret(config.dataDir, join(config.dataDir, "customer-token-secret"));
 }
 
 async function keptSecret(dataDir: string, file: string): Promise<string> {

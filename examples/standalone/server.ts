@@ -3,10 +3,15 @@
  * attachment files under `DATA_DIR`), configured from the environment. `npm start` runs it.
  */
 import { serve } from "@hono/node-server";
-import { createFormService } from "formwork";
+import { createFormService, createHttpWebhookSender } from "formwork";
 import { createFsBlobStore } from "formwork/adapters/fs";
 import { createLowdbStore } from "formwork/adapters/lowdb";
-import { readConfig, resolveAdminSecret, resolveSigningSecret } from "./config.ts";
+import {
+  readConfig,
+  resolveAdminSecret,
+  resolveCustomerTokenSecret,
+  resolveSigningSecret,
+} from "./config.ts";
 import { countryOf } from "./country.ts";
 
 const config = readConfig(process.env);
@@ -18,8 +23,15 @@ const service = createFormService({
     signingSecret: await resolveSigningSecret(config),
   }),
   adminSecret: await resolveAdminSecret(config),
+  partners: { tokenSecret: await resolveCustomerTokenSecret(config) },
   countryOf,
   limits: { uploadBytes: config.maxUploadBytes },
+  allowPrivateWebhookDestinations: config.allowPrivateWebhooks,
+  webhookSender: createHttpWebhookSender({
+    allowPrivateDestinations: config.allowPrivateWebhooks,
+    retryBaseMs: config.webhookRetryBaseMs,
+    maxAttempts: config.webhookMaxAttempts,
+  }),
 });
 
 const server = serve(

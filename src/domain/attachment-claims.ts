@@ -2,6 +2,7 @@ import { type Context, collections } from "../context.ts";
 import { ValidationError, type ValidationIssue } from "../errors.ts";
 import { StoreConflictError, type Stored } from "../ports/store.ts";
 import { type FormDefinition, fileFieldNames } from "./form-definition.ts";
+import { giveBackFileStorage } from "./storage-quota.ts";
 import {
   type AttachmentRecord,
   attachmentIdsOf,
@@ -78,12 +79,20 @@ export async function releaseAttachments(ctx: Context, formId: string, ids: stri
   }
 }
 
-/** Deletes attachments, their records first and then their files. */
+/**
+ * Deletes attachments, their records first and then their files, and gives their storage
+ * back to the form owner's quota.
+ */
 export async function deleteAttachments(ctx: Context, formId: string, ids: string[]) {
+  let freed = 0;
   for (const id of ids) {
-    await ctx.store.delete(collections.attachments, formId, id);
+    const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
+    if (await ctx.store.delete(collections.attachments, formId, id)) {
+      freed += stored?.record.file_size ?? 0;
+    }
     await ctx.blobs?.delete(formId, id);
   }
+  await giveBackFileStorage(ctx, formId, freed);
 }
 
 /** The attachment ids held by the file fields of `fields`. */

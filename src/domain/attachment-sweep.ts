@@ -1,6 +1,7 @@
 import { type Context, collections } from "../context.ts";
 import { queryAll } from "../ports/query-all.ts";
 import { StoreConflictError } from "../ports/store.ts";
+import { giveBackFileStorage } from "./storage-quota.ts";
 import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
 
 /** A note that an upload happened; partition: its hour (see {@link uploadBucketOf}). */
@@ -88,6 +89,7 @@ async function sweepOne(ctx: Context, note: UploadNote, now: number): Promise<nu
     throw error;
   }
   await ctx.blobs?.delete(note.form_id, note.id);
+  await giveBackFileStorage(ctx, note.form_id, record.file_size);
   return 1;
 }
 

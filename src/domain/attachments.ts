@@ -9,6 +9,7 @@ import { uploadBucketOf } from "./attachment-sweep.ts";
 import type { FormAccess } from "./form-access.ts";
 import { fieldsOf } from "./form-definition.ts";
 import { blobsOf } from "./signed-links.ts";
+import { reserveFileStorage } from "./storage-quota.ts";
 import type { AttachmentRecord } from "./submission-record.ts";
 
 /**
@@ -46,10 +47,13 @@ export async function storeAttachment(
   const now = ctx.now();
   await ctx.store.create(collections.uploads, uploadBucketOf(now), { id, form_id: formId });
   const contentType = file.mediaType || "application/octet-stream";
-  const size = await blobs.put(formId, id, file.body.pipeThrough(byteLimit(limit)), {
-    contentType,
-    filename: file.filename,
-  });
+  const storage = await reserveFileStorage(ctx, access.form.owner_user_id, limit);
+  const size = await storage.settle(() =>
+    blobs.put(formId, id, storage.cap(file.body.pipeThrough(byteLimit(limit))), {
+      contentType,
+      filename: file.filename,
+    }),
+  );
   const record: AttachmentRecord = {
     form_id: formId,
     unsafe_original_filename: file.filename,
@@ -66,6 +70,7 @@ export async function storeAttachment(
     await ctx.store.create(collections.attachments, formId, record);
   } catch (error) {
     await blobs.delete(formId, id);
+    await storage.giveBack();
     throw error;
   }
   return id;

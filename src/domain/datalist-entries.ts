@@ -6,6 +6,7 @@ import { newId } from "../ids.ts";
 import { queryAll } from "../ports/query-all.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
 import { getDatalist } from "./datalists.ts";
+import { giveBackQuota, takeQuota } from "./quotas.ts";
 
 /** A stored datalist entry item. Partition: its datalist id. */
 export interface DatalistEntryRecord extends Timestamps {
@@ -32,6 +33,8 @@ export async function insertEntries(
   device: Device,
 ): Promise<string[]> {
   await getDatalist(ctx, caller, datalistId);
+  const quota = "total_datalist_entries_per_datalist";
+  const reserved = await takeQuota(ctx, caller.userId, quota, items.length, datalistId);
   let next = (await lastSortOrder(ctx, datalistId)) + 1;
   const ids: string[] = [];
   try {
@@ -53,6 +56,7 @@ export async function insertEntries(
   } catch (error) {
     // All or nothing: a call that fails part way takes back the items it had inserted.
     for (const id of ids) await ctx.store.delete(collections.datalistEntries, datalistId, id);
+    await reserved.giveBack();
     throw error;
   }
   return ids;
@@ -81,6 +85,7 @@ export async function deleteEntry(
   if (!(await ctx.store.delete(collections.datalistEntries, datalistId, entryId))) {
     throw new NotFoundError("Datalist entry not found");
   }
+  await giveBackQuota(ctx, caller.userId, "total_datalist_entries_per_datalist", 1, datalistId);
 }
 
 /** D7: the entries of one of the caller's datalists, in ascending `sort_order`. */

@@ -4,6 +4,7 @@ import { NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { queryAll } from "../ports/query-all.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
+import { dropQuotaCount, giveBackQuota, withQuota } from "./quotas.ts";
 
 /** The values of `list_type` we accept: the one the hosted service is seen to use. */
 export const listTypes = ["alphanumeric"] as const;
@@ -24,7 +25,9 @@ export interface DatalistRecord extends Timestamps {
 /** D1: creates a datalist owned by the caller. */
 export async function createDatalist(ctx: Context, caller: Caller, settings: DatalistSettings) {
   const record: DatalistRecord = { settings, id: newId(), ...createdAt(ctx.now()) };
-  await ctx.store.create(collections.datalists, caller.userId, record);
+  await withQuota(ctx, caller.userId, "total_datalists", 1, () =>
+    ctx.store.create(collections.datalists, caller.userId, record),
+  );
   return record;
 }
 
@@ -68,7 +71,10 @@ export async function updateDatalist(
  */
 export async function deleteDatalist(ctx: Context, caller: Caller, datalistId: string) {
   const { record } = await getDatalist(ctx, caller, datalistId);
-  await ctx.store.delete(collections.datalists, caller.userId, datalistId);
+  if (await ctx.store.delete(collections.datalists, caller.userId, datalistId)) {
+    await giveBackQuota(ctx, caller.userId, "total_datalists");
+    await dropQuotaCount(ctx, caller.userId, "total_datalist_entries_per_datalist", datalistId);
+  }
   await ctx.store.deletePartition(collections.datalistEntries, datalistId);
   return record;
 }

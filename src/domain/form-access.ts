@@ -1,6 +1,7 @@
 import type { Caller } from "../auth/caller.ts";
 import { type Context, collections } from "../context.ts";
 import { ForbiddenError, NotFoundError, ServiceError, UnauthorizedError } from "../errors.ts";
+import { formsOpenToOthers } from "./customers.ts";
 import type { FormRecord, FormUserRecord } from "./form-record.ts";
 import { type Role, roleNames } from "./roles.ts";
 
@@ -73,6 +74,8 @@ async function loadAccess(
   if (!entry) throw formNotFound();
   const form = entry.record;
   const isOwner = caller !== null && form.owner_user_id === caller.userId;
+  // The paying rule: a form of a customer who is not paying is hidden from everyone else.
+  if (!isOwner && !(await formsOpenToOthers(ctx, form.owner_user_id))) throw formNotFound();
   const roles = isOwner
     ? new Set(roleNames)
     : caller

@@ -21,7 +21,7 @@ const thanksParam = v.object({
 });
 
 /** Sections with behaviour, validated field by field; unknown keys are kept. */
-const behaviourSections = {
+export const behaviourSections = {
   generalsettings: v.strictObject({
     form_name: v.optional(name),
     form_description: v.optional(v.pipe(v.string(), v.maxLength(5000))),

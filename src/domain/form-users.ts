@@ -12,7 +12,14 @@ import {
   ownerPrincipal,
   removeMembership,
 } from "./memberships.ts";
+import { withQuota } from "./quotas.ts";
 import { allRoles, type RoleFlags, roleNames } from "./roles.ts";
+
+/**
+ * The quota collaborators count against: those granted `has_account_management` (each grant
+ * on each form of the owner counts once).
+ */
+const adminQuota = "total_admin_collaborators";
 
 /** Records the owner of a new form as its first user, granted by user id with every role. */
 export async function createOwnerRecord(ctx: Context, form: FormRecord) {
@@ -68,7 +75,13 @@ export async function addFormUser(
     ...createdAt(ctx.now()),
   };
   try {
-    await ctx.store.create(collections.formUsers, formId, record);
+    await withQuota(
+      ctx,
+      access.form.owner_user_id,
+      adminQuota,
+      Number(roles.has_account_management),
+      () => ctx.store.create(collections.formUsers, formId, record),
+    );
   } catch (error) {
     await removeMembership(ctx, emailPrincipal(address), formId);
     throw error;
@@ -86,9 +99,10 @@ export async function updateFormUser(
 ) {
   const entry = await collaborator(ctx, caller, formId, userSecurityId);
   const next = { ...entry.record, ...roles, modified_date_utc: ctx.now().toISOString() };
-  const saved = await ctx.store.replace(collections.formUsers, formId, next, {
-    ifMatch: entry.etag,
-  });
+  const delta = Number(next.has_account_management) - Number(entry.record.has_account_management);
+  const saved = await withQuota(ctx, entry.ownerUserId, adminQuota, delta, () =>
+    ctx.store.replace(collections.formUsers, formId, next, { ifMatch: entry.etag }),
+  );
   if (!saved) throw formUserNotFound();
 }
 
@@ -99,10 +113,12 @@ export async function removeFormUser(
   formId: string,
   userSecurityId: string,
 ) {
-  const { record, etag } = await collaborator(ctx, caller, formId, userSecurityId);
+  const { record, etag, ownerUserId } = await collaborator(ctx, caller, formId, userSecurityId);
   // The record decides access, so it goes first; a membership left behind only lists a form
   // that F4 then checks and skips.
-  await ctx.store.delete(collections.formUsers, formId, userSecurityId, { ifMatch: etag });
+  await withQuota(ctx, ownerUserId, adminQuota, -Number(record.has_account_management), () =>
+    ctx.store.delete(collections.formUsers, formId, userSecurityId, { ifMatch: etag }),
+  );
   await removeMembership(ctx, emailPrincipal(record.granted_to_email_address ?? ""), formId);
 }
 
@@ -114,7 +130,7 @@ async function collaborator(ctx: Context, caller: Caller, formId: string, userSe
   if (entry.record.granted_to_user_id === access.form.owner_user_id) {
     throw new ForbiddenError("The form owner's access cannot be changed");
   }
-  return entry;
+  return { ...entry, ownerUserId: access.form.owner_user_id };
 }
 
 function formUserNotFound(): NotFoundError {

@@ -14,6 +14,8 @@ import {
 import { createOwnerRecord } from "./form-users.ts";
 import { saveForm } from "./form-writes.ts";
 import { emailPrincipal, formIdsOf, ownerPrincipal, removeMembership } from "./memberships.ts";
+import { withQuota } from "./quotas.ts";
+import { giveBackFormQuotas } from "./storage-quota.ts";
 
 /** The version of the form definition format this service writes. */
 export const formSystemVersion = 1;
@@ -73,8 +75,10 @@ async function insertForm(
     form_definition,
     ...createdAt(ctx.now()),
   };
-  await createOwnerRecord(ctx, form);
-  await ctx.store.create(collections.forms, form.id, form);
+  await withQuota(ctx, caller.userId, "total_forms", 1, async () => {
+    await createOwnerRecord(ctx, form);
+    return ctx.store.create(collections.forms, form.id, form);
+  });
   return form;
 }
 
@@ -86,8 +90,10 @@ async function insertForm(
 export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
-  await ctx.store.delete(collections.forms, formId, formId);
+  const deleted = await ctx.store.delete(collections.forms, formId, formId);
   const { items } = await ctx.store.query<FormUserRecord>(collections.formUsers, formId);
+  // Only the request that deleted the form gives back what it held of the owner's quotas.
+  if (deleted) await giveBackFormQuotas(ctx, access.form, items);
   for (const user of items) {
     const principal = user.granted_to_user_id
       ? ownerPrincipal(user.granted_to_user_id)
@@ -98,6 +104,11 @@ export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
   await ctx.store.deletePartition(collections.submissions, formId);
   await ctx.store.deletePartition(collections.attachments, formId);
   await ctx.store.deletePartition(collections.formCounters, formId);
+  const { items: webhooks } = await ctx.store.query(collections.webhooks, formId);
+  for (const webhook of webhooks) {
+    await ctx.store.deletePartition(collections.webhookDeliveries, webhook.id);
+  }
+  await ctx.store.deletePartition(collections.webhooks, formId);
   await ctx.blobs?.deleteContainer(formId);
 }
 

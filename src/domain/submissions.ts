@@ -13,10 +13,12 @@ import {
 import { adjustCount, type CounterKey } from "./counters.ts";
 import { accessFormToSubmit } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
+import { takeQuota } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
 import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
+import { enqueueSubmissionCreated } from "./webhook-outbox.ts";
 
 /** What S2 and S6 take (design.md §4). */
 export interface SubmissionInput {
@@ -49,14 +51,16 @@ export async function createSubmission(
   const draft = input.is_draft_submission ?? false;
   const values = await checkSubmittedValues(ctx, form.form_definition, input.form_fields, draft);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
+  const monthly = await takeQuota(ctx, form.owner_user_id, "monthly_form_submissions");
   if (!(await adjustCount(ctx, formCounter(formId), "submissions", 1, limit))) {
+    await monthly.giveBack();
     throw new ServiceError("form_closed", "This form has received all the submissions it takes");
   }
   const id = newId();
   let claimed: string[] = [];
   try {
     claimed = await claimAttachments(ctx, formId, id, form.form_definition, values);
-    await ctx.store.create<SubmissionRecord>(collections.submissions, formId, {
+    await storeSubmission(ctx, {
       form_id: formId,
       stale_form_name: form.form_configuration.settings.form_name,
       created_by_verified_email_address: caller?.email ?? "",
@@ -70,6 +74,7 @@ export async function createSubmission(
   } catch (error) {
     await releaseAttachments(ctx, formId, claimed);
     await adjustCount(ctx, formCounter(formId), "submissions", -1);
+    await monthly.giveBack();
     throw error;
   }
   return {
@@ -116,6 +121,8 @@ export async function updateSubmission(
     await releaseAttachments(ctx, form.id, claimed);
     throw error;
   }
+  // A draft that becomes a submission is announced as a new one (design.md §7).
+  if (record.is_draft_submission && !draft) await enqueueSubmissionCreated(ctx, next);
   const kept = new Set(fileIdsOf(form.form_definition, values));
   const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
   await deleteAttachments(ctx, form.id, dropped);
@@ -139,6 +146,21 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
     message: "Form submission has been deleted successfully",
     form_submission_item_deleted: deleted,
   };
+}
+
+/**
+ * Writes a new submission and, unless it is a draft, queues its webhook deliveries before
+ * anyone is told it exists; if queueing fails, the submission is taken back.
+ */
+async function storeSubmission(ctx: Context, submission: SubmissionRecord) {
+  await ctx.store.create(collections.submissions, submission.form_id, submission);
+  if (submission.is_draft_submission) return;
+  try {
+    await enqueueSubmissionCreated(ctx, submission);
+  } catch (error) {
+    await ctx.store.delete(collections.submissions, submission.form_id, submission.id);
+    throw error;
+  }
 }
 
 /** Reads a submission of a form. @throws {NotFoundError} when there is none. */

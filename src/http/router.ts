@@ -1,6 +1,7 @@
 import { Router } from "itty-router";
 import type { AdminApi } from "../admin.ts";
 import { authenticate } from "../auth/authenticate.ts";
+import { authenticateCustomer } from "../auth/customer-jwt.ts";
 import type { Context } from "../context.ts";
 import { errorEnvelope, NotFoundError, ServiceError, ValidationError } from "../errors.ts";
 import { StoreConflictError, StoreContinuationError } from "../ports/store.ts";
@@ -8,13 +9,19 @@ import { adminRoutes } from "../routes/admin.ts";
 import { datalistRoutes } from "../routes/datalists.ts";
 import { formUserRoutes } from "../routes/form-users.ts";
 import { formRoutes } from "../routes/forms.ts";
+import { hostedPageRoutes } from "../routes/hosted-page.ts";
+import { openApiRoutes } from "../routes/openapi.ts";
+import { partnerRoutes } from "../routes/partners.ts";
 import { submissionRoutes } from "../routes/submissions.ts";
+import { webhookRoutes } from "../routes/webhooks.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
 
 /** What the router needs besides the context. */
 export interface RouterOptions {
   admin: AdminApi;
   adminSecret: string | undefined;
+  /** The path every route answers under (`""` or e.g. `/forms`, no trailing slash). */
+  basePath: string;
   /** Called with every error that is not a deliberate answer; it becomes a bare 500. */
   onError(error: unknown): void;
 }
@@ -25,23 +32,36 @@ export interface RouterOptions {
  */
 export function createRouter(options: RouterOptions): ServiceRouter {
   const router: ServiceRouter = Router<RouteRequest, [Context]>({
+    base: options.basePath,
     before: [
       async (request: RouteRequest, ctx: Context) => {
-        request.caller = await authenticate(ctx, request.headers);
+        // A customer login token (P2) acts as the customer on any route.
+        request.caller =
+          (await authenticateCustomer(ctx, request)) ?? (await authenticate(ctx, request.headers));
       },
     ],
     catch: (error: unknown, request: Request) => {
       const known = asServiceError(error);
       if (!known) options.onError(error);
-      return errorResponse(known ?? error, isSubmissionPost(request));
+      return errorResponse(known ?? error, isSubmissionPost(request, options.basePath));
     },
-    finally: [(result: unknown) => (result instanceof Response ? result : json(200, result))],
+    finally: [
+      (result: unknown) => {
+        // No route answered: the path lies outside `basePath`, where the catch-all is not.
+        if (result === undefined) throw new NotFoundError("No such endpoint");
+        return result instanceof Response ? result : json(200, result);
+      },
+    ],
   });
   formRoutes(router);
   formUserRoutes(router);
   datalistRoutes(router);
   submissionRoutes(router);
+  partnerRoutes(router);
+  webhookRoutes(router);
   adminRoutes(router, options.admin, options.adminSecret);
+  hostedPageRoutes(router);
+  openApiRoutes(router, options.basePath);
   router.all("*", () => {
     throw new NotFoundError("No such endpoint");
   });
@@ -68,10 +88,12 @@ function errorResponse(error: unknown, withActionSuccessful: boolean): Response 
   return json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
 }
 
-function isSubmissionPost(request: Request): boolean {
+function isSubmissionPost(request: Request, basePath: string): boolean {
+  const path = new URL(request.url).pathname;
   return (
     request.method === "POST" &&
-    /^\/api\/form\/[^/]+\/submission\/?$/.test(new URL(request.url).pathname)
+    path.startsWith(basePath) &&
+    /^\/api\/form\/[^/]+\/submission\/?$/.test(path.slice(basePath.length))
   );
 }
 

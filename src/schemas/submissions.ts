@@ -30,7 +30,8 @@ const milliseconds = v.pipe(
   v.maxValue(8.64e15, "is past the last representable date"),
 );
 
-const listQuery = v.pipe(
+/** Query of S5, under the names of the interface (see {@link parseListQuery} for aliases). */
+export const listQuery = v.pipe(
   v.object({
     includeFormDefinition: v.optional(v.picklist(["0", "1"], "must be 0 or 1")),
     dateFrom: v.optional(milliseconds),

@@ -10,6 +10,10 @@ describe("standalone server configuration", () => {
     assert.equal(config.publicUrl, "http://localhost:3000");
     assert.match(config.dataDir, /data$/);
     assert.equal(config.adminSecret, undefined);
+    assert.equal(config.maxUploadBytes, 25 * 1024 * 1024);
+    assert.equal(config.allowPrivateWebhooks, false);
+    assert.equal(config.webhookRetryBaseMs, 1000);
+    assert.equal(config.webhookMaxAttempts, 8);
   });
 
   it("reads the environment and refuses nonsense with the variable's name", () => {
@@ -24,5 +28,18 @@ describe("standalone server configuration", () => {
     assert.throws(() => readConfig({ PORT: "eighty" }), /PORT/);
     assert.throws(() => readConfig({ PORT: "70000" }), /PORT/);
     assert.throws(() => readConfig({ PUBLIC_URL: "not a url" }), /PUBLIC_URL/);
+    const hooks = readConfig({
+      ALLOW_PRIVATE_WEBHOOKS: "1",
+      WEBHOOK_RETRY_BASE_MS: "250",
+      WEBHOOK_MAX_ATTEMPTS: "3",
+      MAX_UPLOAD_BYTES: "1000",
+    });
+    assert.equal(hooks.allowPrivateWebhooks, true);
+    assert.equal(hooks.webhookRetryBaseMs, 250);
+    assert.equal(hooks.webhookMaxAttempts, 3);
+    assert.equal(hooks.maxUploadBytes, 1000);
+    assert.throws(() => readConfig({ WEBHOOK_MAX_ATTEMPTS: "0" }), /WEBHOOK_MAX_ATTEMPTS/);
+    assert.throws(() => readConfig({ WEBHOOK_RETRY_BASE_MS: "soon" }), /WEBHOOK_RETRY_BASE_MS/);
+    assert.throws(() => readConfig({ MAX_UPLOAD_BYTES: "-1" }), /MAX_UPLOAD_BYTES/);
   });
 });

@@ -7,7 +7,8 @@ export const root = new URL("../../", import.meta.url).pathname;
 export async function start(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "examples/standalone/server.ts"], {
+  const args = ["--conditions=formwork-source", "--import", "tsx", "examples/standalone/server.ts"];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { formInput, type TestUser } from "../helpers.ts";
+import { startReceiver } from "../webhooks/receiver.ts";
 import { adminSecret, startAzureService, submission, uploadFile } from "./azure-service.ts";
-import { startReceiver } from "./webhook-receiver.ts";
 
 // The webhook worker runs, polling the outbox on Cosmos DB, and may post to loopback.
 const env = await startAzureService({
@@ -195,7 +195,8 @@ describe("the service on Cosmos DB and Azure Blob Storage", () => {
     );
     const posted = await post(created.body.id, { name_1: "Hooked on you" });
     assert.equal(posted.status, 200);
-    const [message] = await receiver.bodies(1);
+    await receiver.waitFor(1);
+    const message = receiver.received[0]?.body;
     assert.equal(JSON.parse(message ?? "{}").data.form_submission.id, posted.body.id);
     const removed = await call("DELETE", `${hooks}/${hook.body.id}`, { as: owner });
     assert.equal(removed.body.message, "Form submission webhook removed successfully");

@@ -34,7 +34,14 @@ export async function startServer(
   env: Record<string, string>,
   script = "examples/standalone/server.ts",
 ): Promise<StandaloneServer> {
-  const args = ["--conditions=formwork-source", "--import", "tsx", script];
+  // The Node flags of `npm start` (package.json), so that what is measured is what runs.
+  const args = [
+    "--max-semi-space-size=1",
+    "--conditions=formwork-source",
+    "--import",
+    "tsx",
+    script,
+  ];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },

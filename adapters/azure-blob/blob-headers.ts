@@ -4,8 +4,8 @@
  * metadata holding the exact values given, which `get` answers.
  */
 import type { BlobHTTPHeaders, Metadata } from "@azure/storage-blob";
-import { create as contentDisposition } from "content-disposition";
 import type { BlobInfo } from "../../src/ports/blob-store.ts";
+import { downloadHeaders } from "../../src/ports/download-headers.ts";
 
 /** What `put` sends beside the bytes. */
 export interface BlobHeaders {
@@ -19,11 +19,9 @@ export interface BlobHeaders {
  * cleaned of control characters and path separators, as the fs store serves them.
  */
 export function headersOf(info: BlobInfo, name: string): BlobHeaders {
+  const { contentType, contentDisposition } = downloadHeaders(info, name);
   return {
-    blobHTTPHeaders: {
-      blobContentType: safeContentType(info.contentType),
-      blobContentDisposition: contentDisposition(safeFilename(info.filename, name)),
-    },
+    blobHTTPHeaders: { blobContentType: contentType, blobContentDisposition: contentDisposition },
     // Metadata travels as HTTP headers: ASCII only, hence the percent-encoding.
     metadata: {
       filename: encodeURIComponent(info.filename),
@@ -49,16 +47,4 @@ function decoded(value: string | undefined): string | undefined {
     // Metadata written by someone else, not percent-encoded: take it as it is.
     return value;
   }
-}
-
-function safeContentType(contentType: string): string {
-  return /^[\w.+-]+\/[\w.+-]+(\s*;[\x20-\x7e]*)?$/.test(contentType)
-    ? contentType
-    : "application/octet-stream";
-}
-
-function safeFilename(filename: string, fallback: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  const cleaned = filename.replace(/[\x00-\x1f\x7f-\x9f]/g, "").replace(/[/\\]/g, "_");
-  return cleaned.trim() || fallback;
 }

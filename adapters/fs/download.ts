@@ -2,8 +2,8 @@
  * Serves the fs blob store's signed links under its storage path: checks the link, then
  * streams the blob as an attachment that browsers neither render nor sniff.
  */
-import { create as contentDisposition } from "content-disposition";
 import { errorEnvelope, ForbiddenError, NotFoundError, ServiceError } from "../../src/errors.ts";
+import { downloadHeaders } from "../../src/ports/download-headers.ts";
 import type { OpenBlob } from "./blob-file.ts";
 import { isName } from "./names.ts";
 import { checkQuery } from "./signed-query.ts";
@@ -48,34 +48,18 @@ export async function serveDownload(
   }
   const blob = await downloads.open(container, name);
   if (!blob) return failure(new NotFoundError("No such file"));
+  const { contentType, contentDisposition } = downloadHeaders(blob.info, name);
   const headers = {
     ...commonHeaders,
-    "content-type": safeContentType(blob.info.contentType),
+    "content-type": contentType,
     "content-length": String(blob.size),
-    "content-disposition": contentDisposition(safeFilename(blob.info.filename, name)),
+    "content-disposition": contentDisposition,
   };
   if (request.method === "HEAD") {
     await blob.body.cancel();
     return new Response(null, { status: 200, headers });
   }
   return new Response(blob.body, { status: 200, headers });
-}
-
-/** A stored type fit for a header, else the generic one. */
-function safeContentType(contentType: string): string {
-  return /^[\w.+-]+\/[\w.+-]+(\s*;[\x20-\x7e]*)?$/.test(contentType)
-    ? contentType
-    : "application/octet-stream";
-}
-
-/**
- * The offered file name without control characters or path separators; the blob name when
- * nothing is left. `content-disposition` then quotes it and adds an RFC 8187 form if needed.
- */
-function safeFilename(filename: string, fallback: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  const cleaned = filename.replace(/[\x00-\x1f\x7f-\x9f]/g, "").replace(/[/\\]/g, "_");
-  return cleaned.trim() || fallback;
 }
 
 function failure(error: ServiceError): Response {

@@ -2,6 +2,7 @@ import type { IRequestStrict, RouterType } from "itty-router";
 import type { Caller } from "../auth/caller.ts";
 import type { Context } from "../context.ts";
 import { UnauthorizedError } from "../errors.ts";
+import { parseGuid } from "../ids.ts";
 
 /** A request as route handlers see it. */
 export interface RouteRequest extends IRequestStrict {
@@ -31,4 +32,12 @@ export function callerOf(request: RouteRequest): Caller {
 /** The request's URL, for its query flags. */
 export function urlOf(request: RouteRequest): URL {
   return new URL(request.url);
+}
+
+/**
+ * A GUID path parameter, braces and upper case accepted (design.md §9).
+ * @throws {ValidationError} naming the parameter when it is not a GUID.
+ */
+export function guidParam(request: RouteRequest, name: string): string {
+  return parseGuid(request.params[name], name);
 }

@@ -9,8 +9,7 @@ import {
 } from "../domain/datalists.ts";
 import { readJson } from "../http/body.ts";
 import { parseWith, readFlag } from "../http/parse.ts";
-import { callerOf, type RouteRequest, type ServiceRouter, urlOf } from "../http/route-request.ts";
-import { parseGuid } from "../ids.ts";
+import { callerOf, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
 import {
   createDatalistBody,
   entryItem,
@@ -28,7 +27,7 @@ export function datalistRoutes(router: ServiceRouter): void {
     })
     .post(`${base}/:datalistId`, async (request, ctx) => {
       const caller = callerOf(request);
-      const datalistId = datalistIdOf(request);
+      const datalistId = guidParam(request, "datalistId");
       // D3 ignores its body: deleting takes no settings.
       if (readFlag(urlOf(request), "for_deletion")) return deleteDatalist(ctx, caller, datalistId);
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
@@ -37,7 +36,7 @@ export function datalistRoutes(router: ServiceRouter): void {
     .get("/api/restricted/user/datalist", (request, ctx) => listDatalists(ctx, callerOf(request)))
     .post(`${base}/:datalistId/entry`, async (request, ctx) => {
       const caller = callerOf(request);
-      const datalistId = datalistIdOf(request);
+      const datalistId = guidParam(request, "datalistId");
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       const items = parseWith(
         v.pipe(
@@ -55,18 +54,14 @@ export function datalistRoutes(router: ServiceRouter): void {
       return insertEntries(ctx, caller, datalistId, items, device);
     })
     .delete(`${base}/:datalistId/entry/:datalistEntryId`, async (request, ctx) => {
-      const entryId = parseGuid(request.params.datalistEntryId, "datalistEntryId");
-      await deleteEntry(ctx, callerOf(request), datalistIdOf(request), entryId);
+      const entryId = guidParam(request, "datalistEntryId");
+      await deleteEntry(ctx, callerOf(request), guidParam(request, "datalistId"), entryId);
       return {
         message: "Datalist Entry has been deleted successfully",
         datalist_entry_deleted: true,
       };
     })
     .get(`${base}/:datalistId/entries`, (request, ctx) =>
-      listEntries(ctx, callerOf(request), datalistIdOf(request)),
+      listEntries(ctx, callerOf(request), guidParam(request, "datalistId")),
     );
-}
-
-function datalistIdOf(request: RouteRequest): string {
-  return parseGuid(request.params.datalistId, "datalistId");
 }

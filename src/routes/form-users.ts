@@ -7,23 +7,18 @@ import {
 } from "../domain/form-users.ts";
 import { type RoleFlags, roleNames } from "../domain/roles.ts";
 import { parseWith, readFlag } from "../http/parse.ts";
-import {
-  callerOf,
-  envelope,
-  type RouteRequest,
-  type ServiceRouter,
-  urlOf,
-} from "../http/route-request.ts";
-import { parseGuid } from "../ids.ts";
+import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
 import { emailSchema } from "../schemas/common.ts";
 
 /** Form users: U1–U4. Roles travel as `0`/`1` query flags. */
 export function formUserRoutes(router: ServiceRouter): void {
   const base = "/api/restricted/form/:formId/usersecurity";
   router
-    .get(base, (request, ctx) => listFormUsers(ctx, callerOf(request), formIdOf(request)))
+    .get(base, (request, ctx) =>
+      listFormUsers(ctx, callerOf(request), guidParam(request, "formId")),
+    )
     .post(base, async (request, ctx) => {
-      const formId = formIdOf(request);
+      const formId = guidParam(request, "formId");
       const url = urlOf(request);
       const email = parseWith(
         v.object({ collaborator_email: emailSchema }),
@@ -36,26 +31,22 @@ export function formUserRoutes(router: ServiceRouter): void {
       return envelope(record.id, "Form collaborator added successfully");
     })
     .post(`${base}/:userSecurityId`, async (request, ctx) => {
-      const id = parseGuid(request.params.userSecurityId, "userSecurityId");
+      const id = guidParam(request, "userSecurityId");
       await updateFormUser(
         ctx,
         callerOf(request),
-        formIdOf(request),
+        guidParam(request, "formId"),
         id,
         roleFlags(urlOf(request)),
       );
       return envelope(id, "Form collaborator updated successfully");
     })
     .delete(`${base}/:userSecurityDocumentId`, async (request, ctx) => {
-      const formId = formIdOf(request);
-      const id = parseGuid(request.params.userSecurityDocumentId, "userSecurityDocumentId");
+      const formId = guidParam(request, "formId");
+      const id = guidParam(request, "userSecurityDocumentId");
       await removeFormUser(ctx, callerOf(request), formId, id);
       return envelope(id, "Form collaborator removed successfully");
     });
-}
-
-function formIdOf(request: RouteRequest): string {
-  return parseGuid(request.params.formId, "formId");
 }
 
 function roleFlags(url: URL): Partial<RoleFlags> {

@@ -4,8 +4,7 @@ import { cloneForm, createForm, deleteForm, listForms, replaceForm } from "../do
 import { ValidationError } from "../errors.ts";
 import { readJson } from "../http/body.ts";
 import { parseWith, readFlag } from "../http/parse.ts";
-import { callerOf, envelope, type ServiceRouter, urlOf } from "../http/route-request.ts";
-import { parseGuid } from "../ids.ts";
+import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
 import { formBody } from "../schemas/forms.ts";
 
 /** Forms: F1–F5 and the create and whole-update extensions. */
@@ -17,16 +16,12 @@ export function formRoutes(router: ServiceRouter): void {
       return envelope(form.id, "Form created successfully");
     })
     .post("/api/restricted/form/:formId/clone", async (request, ctx) => {
-      const form = await cloneForm(
-        ctx,
-        callerOf(request),
-        parseGuid(request.params.formId, "formId"),
-      );
+      const form = await cloneForm(ctx, callerOf(request), guidParam(request, "formId"));
       return envelope(form.id, "Form cloned successfully");
     })
     .post("/api/restricted/form/:formId", async (request, ctx) => {
       const caller = callerOf(request);
-      const formId = parseGuid(request.params.formId, "formId");
+      const formId = guidParam(request, "formId");
       const url = urlOf(request);
       if (!readFlag(url, "updateSettingsOnly")) {
         const input = parseWith(formBody, await readJson(request, ctx.limits.jsonBodyBytes));
@@ -48,6 +43,6 @@ export function formRoutes(router: ServiceRouter): void {
     })
     .get("/api/restricted/user/form", (request, ctx) => listForms(ctx, callerOf(request)))
     .get("/api/form/:formId", (request, ctx) =>
-      renderForm(ctx, request.caller, parseGuid(request.params.formId, "formId")),
+      renderForm(ctx, request.caller, guidParam(request, "formId")),
     );
 }

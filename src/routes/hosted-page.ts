@@ -1,8 +1,7 @@
 import { renderForm } from "../domain/form-rendering.ts";
 import { type ErrorCode, ServiceError } from "../errors.ts";
 import { formPage, messagePage } from "../hosted-page/page.ts";
-import type { ServiceRouter } from "../http/route-request.ts";
-import { parseGuid } from "../ids.ts";
+import { guidParam, type ServiceRouter } from "../http/route-request.ts";
 
 /**
  * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under
@@ -13,7 +12,7 @@ export function hostedPageRoutes(router: ServiceRouter): void {
   router.get("/f/:formId", async (request, ctx) => {
     const nonce = newNonce();
     try {
-      const formId = parseGuid(request.params.formId, "formId");
+      const formId = guidParam(request, "formId");
       const rendered = await renderForm(ctx, request.caller, formId);
       return htmlResponse(200, formPage(rendered, nonce), nonce);
     } catch (error) {

@@ -9,9 +9,14 @@ import { ServiceError } from "../errors.ts";
 import { readJson } from "../http/body.ts";
 import { receiveFile } from "../http/multipart.ts";
 import { parseWith } from "../http/parse.ts";
-import type { ServiceRouter } from "../http/route-request.ts";
-import { callerOf, envelope, type RouteRequest, urlOf } from "../http/route-request.ts";
-import { parseGuid } from "../ids.ts";
+import {
+  callerOf,
+  envelope,
+  guidParam,
+  type RouteRequest,
+  type ServiceRouter,
+  urlOf,
+} from "../http/route-request.ts";
 import { parseListQuery, submissionBody, submissionUpdateBody } from "../schemas/submissions.ts";
 
 /** What a multipart body may add around its file: headers and boundaries. */
@@ -22,13 +27,13 @@ export function submissionRoutes(router: ServiceRouter): void {
   const restricted = "/api/restricted/form/:formId";
   router
     .post("/api/form/:formId/submission", async (request, ctx) => {
-      const formId = formIdOf(request);
+      const formId = guidParam(request, "formId");
       const body = parseWith(submissionBody, await readJson(request, ctx.limits.jsonBodyBytes));
       const device = await deviceOf(ctx, request.clientAddress);
       return createSubmission(ctx, request.caller, formId, body, device);
     })
     .post("/api/form/:formId/submissionattachment", async (request, ctx) => {
-      const access = await accessFormToSubmit(ctx, request.caller, formIdOf(request));
+      const access = await accessFormToSubmit(ctx, request.caller, guidParam(request, "formId"));
       refuseOversize(request, ctx);
       const device = await deviceOf(ctx, request.clientAddress);
       const id = await receiveFile(request, (file) =>
@@ -38,11 +43,11 @@ export function submissionRoutes(router: ServiceRouter): void {
     })
     .get(`${restricted}/submission/:submissionId`, async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
-      return getSubmission(ctx, access, parseGuid(request.params.submissionId, "submissionId"));
+      return getSubmission(ctx, access, guidParam(request, "submissionId"));
     })
     .post(`${restricted}/submission/:submissionId`, async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
-      const submissionId = parseGuid(request.params.submissionId, "submissionId");
+      const submissionId = guidParam(request, "submissionId");
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       return updateSubmission(
         ctx,
@@ -53,12 +58,12 @@ export function submissionRoutes(router: ServiceRouter): void {
     })
     .delete(`${restricted}/submission/:submissionId`, async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
-      const submissionId = parseGuid(request.params.submissionId, "submissionId");
+      const submissionId = guidParam(request, "submissionId");
       return deleteSubmission(ctx, access.form, submissionId);
     })
     .get(`${restricted}/submissionattachment/:attachmentId`, async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
-      const attachmentId = parseGuid(request.params.attachmentId, "attachmentId");
+      const attachmentId = guidParam(request, "attachmentId");
       return getAttachmentLink(ctx, access.form.id, attachmentId);
     })
     .get(`${restricted}/submissions`, async (request, ctx) => {
@@ -67,13 +72,9 @@ export function submissionRoutes(router: ServiceRouter): void {
     });
 }
 
-function formIdOf(request: RouteRequest): string {
-  return parseGuid(request.params.formId, "formId");
-}
-
 /** The form, for the owner or a holder of `has_reporting_full` (S1, S4–S7). */
 async function reportingAccess(request: RouteRequest, ctx: Context) {
-  const access = await accessForm(ctx, callerOf(request), formIdOf(request));
+  const access = await accessForm(ctx, callerOf(request), guidParam(request, "formId"));
   requireRole(access, "has_reporting_full");
   return access;
 }

@@ -3,14 +3,7 @@ import { listDeliveries, redeliver } from "../domain/webhook-deliveries.ts";
 import { addWebhook, listWebhooks, removeWebhook } from "../domain/webhooks.ts";
 import { readJson } from "../http/body.ts";
 import { parseWith } from "../http/parse.ts";
-import {
-  callerOf,
-  envelope,
-  type RouteRequest,
-  type ServiceRouter,
-  urlOf,
-} from "../http/route-request.ts";
-import { parseGuid } from "../ids.ts";
+import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
 import { webhookBody } from "../schemas/webhooks.ts";
 
 /** Query of the deliveries list (extension). */
@@ -32,38 +25,41 @@ export const deliveriesQuery = v.object({
 export function webhookRoutes(router: ServiceRouter): void {
   const base = "/api/restricted/form/:formId/submissionwebhook";
   router
-    .get(base, (request, ctx) => listWebhooks(ctx, callerOf(request), formIdOf(request)))
+    .get(base, (request, ctx) => listWebhooks(ctx, callerOf(request), guidParam(request, "formId")))
     .post(base, async (request, ctx) => {
       const caller = callerOf(request);
-      const formId = formIdOf(request);
+      const formId = guidParam(request, "formId");
       const body = parseWith(webhookBody, await readJson(request, ctx.limits.jsonBodyBytes));
       const webhook = await addWebhook(ctx, caller, formId, body);
       return envelope(webhook.id, "Form submission webhook added successfully");
     })
     .delete(`${base}/:webhookId`, async (request, ctx) => {
-      await removeWebhook(ctx, callerOf(request), formIdOf(request), webhookIdOf(request));
+      await removeWebhook(
+        ctx,
+        callerOf(request),
+        guidParam(request, "formId"),
+        guidParam(request, "webhookId"),
+      );
       return envelope("", "Form submission webhook removed successfully");
     })
     .get(`${base}/:webhookId/deliveries`, (request, ctx) => {
       const params = Object.fromEntries(urlOf(request).searchParams);
       const page = parseWith(deliveriesQuery, params, "The query parameters are not valid");
-      return listDeliveries(ctx, callerOf(request), formIdOf(request), webhookIdOf(request), page);
+      return listDeliveries(
+        ctx,
+        callerOf(request),
+        guidParam(request, "formId"),
+        guidParam(request, "webhookId"),
+        page,
+      );
     })
     .post(`${base}/:webhookId/deliveries/:deliveryId/redeliver`, (request, ctx) =>
       redeliver(
         ctx,
         callerOf(request),
-        formIdOf(request),
-        webhookIdOf(request),
-        parseGuid(request.params.deliveryId, "deliveryId"),
+        guidParam(request, "formId"),
+        guidParam(request, "webhookId"),
+        guidParam(request, "deliveryId"),
       ),
     );
-}
-
-function formIdOf(request: RouteRequest): string {
-  return parseGuid(request.params.formId, "formId");
-}
-
-function webhookIdOf(request: RouteRequest): string {
-  return parseGuid(request.params.webhookId, "webhookId");
 }

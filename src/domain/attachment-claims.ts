@@ -1,8 +1,10 @@
 import { type Context, collections } from "../context.ts";
 import { ValidationError, type ValidationIssue } from "../errors.ts";
 import { StoreConflictError, type Stored } from "../ports/store.ts";
+import { partnerIdOf } from "./customers.ts";
 import { type FormDefinition, fileFieldNames } from "./form-definition.ts";
-import { giveBackFileStorage } from "./storage-quota.ts";
+import type { FormRecord } from "./form-record.ts";
+import { giveBackQuota } from "./quotas.ts";
 import {
   type AttachmentRecord,
   attachmentIdsOf,
@@ -80,19 +82,23 @@ export async function releaseAttachments(ctx: Context, formId: string, ids: stri
 }
 
 /**
- * Deletes attachments, their records first and then their files, and gives their storage
- * back to the form owner's quota.
+ * Deletes attachments of `form`, their records first and then their files, and gives their
+ * storage back to the owner's quota. Sizes are read only for owners who have that quota.
  */
-export async function deleteAttachments(ctx: Context, formId: string, ids: string[]) {
+export async function deleteAttachments(ctx: Context, form: FormRecord, ids: string[]) {
+  const counted = partnerIdOf(form.owner_user_id) !== null;
   let freed = 0;
   for (const id of ids) {
-    const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
-    if (await ctx.store.delete(collections.attachments, formId, id)) {
-      freed += stored?.record.file_size ?? 0;
-    }
-    await ctx.blobs?.delete(formId, id);
+    const size = counted ? await sizeOf(ctx, form.id, id) : 0;
+    if (await ctx.store.delete(collections.attachments, form.id, id)) freed += size;
+    await ctx.blobs?.delete(form.id, id);
   }
-  await giveBackFileStorage(ctx, formId, freed);
+  await giveBackQuota(ctx, form.owner_user_id, "total_file_storage", freed);
+}
+
+async function sizeOf(ctx: Context, formId: string, id: string): Promise<number> {
+  const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
+  return stored?.record.file_size ?? 0;
 }
 
 /** The attachment ids held by the file fields of `fields`. */

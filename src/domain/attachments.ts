@@ -2,7 +2,7 @@ import type { Caller } from "../auth/caller.ts";
 import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
 import { ValidationError } from "../errors.ts";
-import { byteLimit, type IncomingFile } from "../http/multipart.ts";
+import type { IncomingFile } from "../http/multipart.ts";
 import { newId } from "../ids.ts";
 import { createdAt } from "../timestamps.ts";
 import { uploadBucketOf } from "./attachment-sweep.ts";
@@ -49,7 +49,7 @@ export async function storeAttachment(
   const contentType = file.mediaType || "application/octet-stream";
   const storage = await reserveFileStorage(ctx, access.form.owner_user_id, limit);
   const size = await storage.settle(() =>
-    blobs.put(formId, id, storage.cap(file.body.pipeThrough(byteLimit(limit))), {
+    blobs.put(formId, id, storage.cap(file.body, limit), {
       contentType,
       filename: file.filename,
     }),

@@ -1,4 +1,5 @@
 import { type Context, collections } from "../context.ts";
+import { byteLimit } from "../http/multipart.ts";
 import { queryAll } from "../ports/query-all.ts";
 import { adjustCount, readCount } from "./counters.ts";
 import { customerOf, partnerIdOf } from "./customers.ts";
@@ -14,8 +15,11 @@ import type { AttachmentRecord } from "./submission-record.ts";
 
 /** Storage held for one upload. */
 export interface StorageReservation {
-  /** Passes the file's bytes on, failing with `quota_exceeded` past what is reserved. */
-  cap(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>;
+  /**
+   * Passes the file's bytes on, failing with a 413 past `limit`, or with `quota_exceeded`
+   * past what is reserved when that is less: one byte count for both bounds.
+   */
+  cap(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array>;
   /**
    * Runs the upload. On success keeps exactly the bytes it stored, and gives the rest back;
    * on failure gives everything back.
@@ -92,18 +96,10 @@ function reservationOf(
     await adjustCount(ctx, quotaCounter(ownerUserId, "total_file_storage"), "used", delta);
   };
   return {
-    cap(body) {
-      if (!Number.isFinite(quota)) return body;
-      let seen = 0;
-      return body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            seen += chunk.byteLength;
-            if (seen > reserved) controller.error(quotaExceeded("total_file_storage", quota));
-            else controller.enqueue(chunk);
-          },
-        }),
-      );
+    cap(body, limit) {
+      if (!Number.isFinite(quota) || reserved >= limit) return body.pipeThrough(byteLimit(limit));
+      const refusal = () => quotaExceeded("total_file_storage", quota);
+      return body.pipeThrough(byteLimit(reserved, refusal));
     },
     async settle(store) {
       let size: number;

@@ -125,7 +125,7 @@ export async function updateSubmission(
   if (record.is_draft_submission && !draft) await enqueueSubmissionCreated(ctx, next);
   const kept = new Set(fileIdsOf(form.form_definition, values));
   const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
-  await deleteAttachments(ctx, form.id, dropped);
+  await deleteAttachments(ctx, form, dropped);
   return {
     message: "Form submission has been updated successfully",
     form_submission_item_updated: true,
@@ -139,7 +139,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
     ifMatch: etag,
   });
   if (deleted) {
-    await deleteAttachments(ctx, form.id, fileIdsOf(form.form_definition, record.form_fields));
+    await deleteAttachments(ctx, form, fileIdsOf(form.form_definition, record.form_fields));
     await adjustCount(ctx, formCounter(form.id), "submissions", -1);
   }
   return {

@@ -75,19 +75,20 @@ function malformed(message: string): ValidationError {
 }
 
 /**
- * Passes bytes through until more than `limit` have gone by, then fails with a 413, so
- * that the consumer stops and the rest is never read.
+ * Passes bytes through until more than `limit` have gone by, then fails with `refusal`
+ * (a 413 unless told otherwise), so that the consumer stops and the rest is never read.
  */
-export function byteLimit(limit: number): TransformStream<Uint8Array, Uint8Array> {
+export function byteLimit(
+  limit: number,
+  refusal: () => ServiceError = () =>
+    new ServiceError("payload_too_large", `The file is larger than ${limit} bytes`),
+): TransformStream<Uint8Array, Uint8Array> {
   let seen = 0;
   return new TransformStream({
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > limit) {
-        controller.error(
-          new ServiceError("payload_too_large", `The file is larger than ${limit} bytes`),
-        );
-      } else controller.enqueue(chunk);
+      if (seen > limit) controller.error(refusal());
+      else controller.enqueue(chunk);
     },
   });
 }

@@ -28,7 +28,7 @@ const expected: Record<string, number> = {
   "S5 list submissions, first page of 3": 5,
   "S5 list submissions, next page (2 with files)": 7,
   "S6 update a submission": 8,
-  "S7 delete a submission with its file": 10,
+  "S7 delete a submission with its file": 8,
   "F3 delete a form with 5 submissions and 1 file": 24,
 };
 

@@ -1,20 +1,9 @@
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { start, stop } from "./server-process.ts";
-
-/** A port nothing listens on right now, so that PUBLIC_URL can name it up front. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
+import { freePort, start, stop } from "./server-process.ts";
 
 describe("standalone server uploads", () => {
   let dataDir = "";

@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError, ServiceError, UnauthorizedError } from "
 import { formsOpenToOthers } from "./customers.ts";
 import type { FormRecord, FormUserRecord } from "./form-record.ts";
 import { type Role, roleNames } from "./roles.ts";
+import { sameTenant } from "./tenants.ts";
 
 /** A form as one caller may reach it. */
 export interface FormAccess {
@@ -78,7 +79,7 @@ async function loadAccess(
   if (!isOwner && !(await formsOpenToOthers(ctx, form.owner_user_id))) throw formNotFound();
   const roles = isOwner
     ? new Set(roleNames)
-    : caller
+    : caller && sameTenant(form.owner_user_id, caller.userId)
       ? await rolesOf(ctx, formId, caller)
       : new Set<Role>();
   return { form, etag: entry.etag, isOwner, roles };

@@ -1,9 +1,11 @@
 import { ServiceError, ValidationError } from "../errors.ts";
+import { jsonBounds, nestsDeeperThan } from "../json-bounds.ts";
 
 /**
  * Reads a JSON request body of at most `limit` bytes. A missing body reads as `undefined`.
  * @throws {ServiceError} 415 for a content type other than JSON, 413 past the limit, and
- *   {ValidationError} 400 for malformed JSON. It never falls back to an empty value.
+ *   {ValidationError} 400 for malformed JSON or JSON nested deeper than
+ *   `jsonBounds.requestDepth`. It never falls back to an empty value.
  */
 export async function readJson(request: Request, limit: number): Promise<unknown> {
   const type = request.headers.get("content-type");
@@ -15,11 +17,20 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   }
   const text = await readText(request, limit);
   if (text.trim() === "") return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new ValidationError("The request body is not valid JSON");
   }
+  // Whatever handles the body next may walk it recursively: refuse depth bombs here.
+  if (nestsDeeperThan(value, jsonBounds.requestDepth)) {
+    throw new ValidationError(
+      `The request body nests deeper than ${jsonBounds.requestDepth} levels`,
+      [{ path: "", message: `must not nest deeper than ${jsonBounds.requestDepth} levels` }],
+    );
+  }
+  return value;
 }
 
 async function readText(request: Request, limit: number): Promise<string> {

@@ -1,11 +1,12 @@
-import { ServiceError, ValidationError } from "../errors.ts";
+import { BodyAbortedError, ServiceError, ValidationError } from "../errors.ts";
 import { jsonBounds, nestsDeeperThan } from "../json-bounds.ts";
 
 /**
  * Reads a JSON request body of at most `limit` bytes. A missing body reads as `undefined`.
  * @throws {ServiceError} 415 for a content type other than JSON, 413 past the limit, and
  *   {ValidationError} 400 for malformed JSON or JSON nested deeper than
- *   `jsonBounds.requestDepth`. It never falls back to an empty value.
+ *   `jsonBounds.requestDepth`, {BodyAbortedError} 400 when the body stops short. It never
+ *   falls back to an empty value.
  */
 export async function readJson(request: Request, limit: number): Promise<unknown> {
   const type = request.headers.get("content-type");
@@ -41,7 +42,10 @@ async function readText(request: Request, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((cause: unknown) => {
+      // Only the client's side can fail a request body stream: a disconnect mid-body.
+      throw new BodyAbortedError({ cause });
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

@@ -2,9 +2,10 @@ import { type AdminApi, createAdminApi } from "./admin.ts";
 import type { Context, Limits } from "./context.ts";
 import { sweepAttachments } from "./domain/attachment-sweep.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
-import { errorEnvelope } from "./errors.ts";
+import { errorEnvelope, ServiceError } from "./errors.ts";
+import { trackInFlight } from "./http/in-flight.ts";
 import type { RouteRequest } from "./http/route-request.ts";
-import { createRouter } from "./http/router.ts";
+import { createRouter, failureResponse } from "./http/router.ts";
 import { type PartnerOptions, resolvePartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Store } from "./ports/store.ts";
@@ -107,7 +108,11 @@ export interface FormService {
    * @returns how many it removed.
    */
   sweepAttachments(): Promise<number>;
-  /** Stops the background work and closes the store. */
+  /**
+   * Stops the service: answers every later request 503 `service_unavailable`, waits for the
+   * requests in flight to finish, stops the webhook worker (handing its deliveries back),
+   * then closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -162,25 +167,46 @@ export function createFormService(options: FormServiceOptions): FormService {
     onError,
   });
   const trustProxy = options.trustProxy ?? false;
+  const requests = trackInFlight();
+  const stopping = new ServiceError(
+    "service_unavailable",
+    "The service is stopping; nothing was changed. Try again shortly",
+  );
   const sweep = () => sweepAttachments(ctx);
   const sweepIntervalMs = options.sweepIntervalMs ?? 600_000;
+  let sweeping: Promise<void> | undefined;
   const timer =
     sweepIntervalMs > 0 && options.blobs
-      ? setInterval(() => sweep().catch(onError), sweepIntervalMs).unref()
+      ? setInterval(() => {
+          // One sweep at a time; `close` waits for the one running.
+          sweeping ??= sweep()
+            .then(() => {}, onError)
+            .finally(() => {
+              sweeping = undefined;
+            });
+        }, sweepIntervalMs).unref()
       : undefined;
+  const serve = async (request: Request, connection: ConnectionInfo | undefined) => {
+    // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
+    const download = await serveDownload(ctx, request, onError);
+    if (download) return download;
+    const routed = request as RouteRequest;
+    routed.clientAddress = clientAddressOf(request, connection, trustProxy);
+    return router.fetch(routed, ctx);
+  };
   return {
-    async fetch(request, connection) {
-      // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
-      const download = await serveDownload(ctx, request, onError);
-      if (download) return download;
-      const routed = request as RouteRequest;
-      routed.clientAddress = clientAddressOf(request, connection, trustProxy);
-      return router.fetch(routed, ctx);
-    },
+    fetch: (request, connection) =>
+      requests.admit(
+        () => serve(request, connection),
+        () => failureResponse(stopping, request, basePath),
+      ),
     admin,
     sweepAttachments: sweep,
     async close() {
       clearInterval(timer);
+      // The requests in flight first: they write to the store and may queue deliveries.
+      await requests.drain();
+      await sweeping;
       await worker?.stop();
       await ctx.store.close();
     },

@@ -43,7 +43,7 @@ export function createRouter(options: RouterOptions): ServiceRouter {
     catch: (error: unknown, request: Request) => {
       const known = asServiceError(error);
       if (!known) options.onError(error);
-      return errorResponse(known ?? error, isSubmissionPost(request, options.basePath));
+      return failureResponse(known ?? error, request, options.basePath);
     },
     finally: [
       (result: unknown) => {
@@ -82,9 +82,13 @@ function asServiceError(error: unknown): ServiceError | null {
   return null;
 }
 
-function errorResponse(error: unknown, withActionSuccessful: boolean): Response {
+/**
+ * The failure envelope of `error` as the answer to `request`; a submission post (S2) also
+ * carries `actionSuccessful: false` (design.md §8).
+ */
+export function failureResponse(error: unknown, request: Request, basePath: string): Response {
   const { status, body } = errorEnvelope(error);
-  // S2 reports its outcome in camel case as well, failures included (design.md §8).
+  const withActionSuccessful = isSubmissionPost(request, basePath);
   return json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
 }
 

@@ -29,20 +29,18 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** The Node arguments that run `script` with the flags of `npm start` (package.json). */
+export function serverArgs(script = "examples/standalone/server.ts"): string[] {
+  // The same flags, so that what is measured is what runs.
+  return ["--max-semi-space-size=1", "--conditions=formwork-source", "--import", "tsx", script];
+}
+
 /** Starts `script` with `env` added and waits for its `listening on` line. */
 export async function startServer(
   env: Record<string, string>,
   script = "examples/standalone/server.ts",
 ): Promise<StandaloneServer> {
-  // The Node flags of `npm start` (package.json), so that what is measured is what runs.
-  const args = [
-    "--max-semi-space-size=1",
-    "--conditions=formwork-source",
-    "--import",
-    "tsx",
-    script,
-  ];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, serverArgs(script), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -63,7 +61,7 @@ export async function startServer(
 }
 
 /** Waits for the `listening on` line of `child`. @returns the address it names */
-function listeningOn(child: ChildProcess): Promise<string> {
+export function listeningOn(child: ChildProcess): Promise<string> {
   let output = "";
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 30_000);

@@ -2,7 +2,8 @@ import { type AdminApi, createAdminApi } from "./admin.ts";
 import type { Context, Limits } from "./context.ts";
 import { sweepAttachments } from "./domain/attachment-sweep.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
-import { errorEnvelope } from "./errors.ts";
+import { errorEnvelope, ServiceError } from "./errors.ts";
+import { trackInFlight } from "./http/in-flight.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import {
   createRequestLog,
@@ -12,7 +13,7 @@ import {
 } from "./http/request-log.ts";
 import type { RouteRequest } from "./http/route-request.ts";
 import { routePatternOf } from "./http/route-table.ts";
-import { createRouter } from "./http/router.ts";
+import { createRouter, failureResponse } from "./http/router.ts";
 import { type PartnerOptions, resolvePartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Logger } from "./ports/logger.ts";
@@ -124,7 +125,11 @@ export interface FormService {
    * @returns how many it removed.
    */
   sweepAttachments(): Promise<number>;
-  /** Stops the background work and closes the store. */
+  /**
+   * Stops the service: answers every later request 503 `service_unavailable`, waits for the
+   * requests in flight to finish, stops the webhook worker (handing its deliveries back),
+   * then closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -185,34 +190,55 @@ export function createFormService(options: FormServiceOptions): FormService {
       }),
   });
   const trustProxy = options.trustProxy ?? false;
+  const requests = trackInFlight();
+  const stopping = new ServiceError(
+    "service_unavailable",
+    "The service is stopping; nothing was changed. Try again shortly",
+  );
   const sweep = () => sweepAttachments(ctx);
   const sweepIntervalMs = options.sweepIntervalMs ?? 600_000;
+  let sweeping: Promise<void> | undefined;
   const timer =
     sweepIntervalMs > 0 && options.blobs
-      ? setInterval(() => sweep().catch(onError), sweepIntervalMs).unref()
+      ? setInterval(() => {
+          // One sweep at a time; `close` waits for the one running.
+          sweeping ??= sweep()
+            .then(() => {}, onError)
+            .finally(() => {
+              sweeping = undefined;
+            });
+        }, sweepIntervalMs).unref()
       : undefined;
+  const serve = async (request: Request, connection: ConnectionInfo | undefined) => {
+    const started = performance.now();
+    const requestId = requestIdOf(request);
+    let route = downloadRoute;
+    // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
+    let response = await serveDownload(ctx, request, log, requestId);
+    if (!response) {
+      const routed = request as RouteRequest;
+      routed.clientAddress = clientAddressOf(request, connection, trustProxy);
+      routed.requestId = requestId;
+      response = (await router.fetch(routed, ctx)) as Response;
+      route = routePatternOf(router.routes, routed) ?? unknownRoute;
+    }
+    const ms = Math.round((performance.now() - started) * 100) / 100;
+    log.answered({ requestId, method: request.method, route, status: response.status, ms });
+    return withRequestId(response, requestId);
+  };
   return {
-    async fetch(request, connection) {
-      const started = performance.now();
-      const requestId = requestIdOf(request);
-      let route = downloadRoute;
-      // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
-      let response = await serveDownload(ctx, request, log, requestId);
-      if (!response) {
-        const routed = request as RouteRequest;
-        routed.clientAddress = clientAddressOf(request, connection, trustProxy);
-        routed.requestId = requestId;
-        response = (await router.fetch(routed, ctx)) as Response;
-        route = routePatternOf(router.routes, routed) ?? unknownRoute;
-      }
-      const ms = Math.round((performance.now() - started) * 100) / 100;
-      log.answered({ requestId, method: request.method, route, status: response.status, ms });
-      return withRequestId(response, requestId);
-    },
+    fetch: (request, connection) =>
+      requests.admit(
+        () => serve(request, connection),
+        () => withRequestId(failureResponse(stopping, request, basePath), requestIdOf(request)),
+      ),
     admin,
     sweepAttachments: sweep,
     async close() {
       clearInterval(timer);
+      // The requests in flight first: they write to the store and may queue deliveries.
+      await requests.drain();
+      await sweeping;
       await worker?.stop();
       await ctx.store.close();
     },

@@ -34,21 +34,49 @@ export interface FsBlobStoreOptions {
 
 /**
  * Creates an fs blob store over `options.directory`. Touches no file until the first call.
- * @throws {TypeError} when `storageUrl` is not an absolute URL with a path (not just `/`) and
- * without query or fragment
+ * @throws {TypeError} naming the option when `directory` is not a non-empty string,
+ * `storageUrl` is not an absolute URL with a path (not just `/`) and without query or
+ * fragment, `signingSecret` is neither a string nor a `Uint8Array`, or `now` is not a function
  * @throws {RangeError} when `signingSecret` is empty
  */
 export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
-  const url = new URL(options.storageUrl);
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("fs blob store: options { directory, storageUrl, signingSecret } needed");
+  }
+  const { directory, now = () => new Date() } = options;
+  if (typeof directory !== "string" || directory === "") {
+    throw new TypeError("fs blob store: directory must be the path of a folder");
+  }
+  if (typeof now !== "function") throw new TypeError("fs blob store: now must be a function");
+  const storageUrl = checkStorageUrl(options.storageUrl);
+  return new FsBlobStore(directory, storageUrl, checkSecret(options.signingSecret), now);
+}
+
+/** `storageUrl` without its trailing slashes. */
+function checkStorageUrl(storageUrl: unknown): string {
+  if (typeof storageUrl !== "string" || !URL.canParse(storageUrl)) {
+    throw new TypeError(
+      `fs blob store: storageUrl must be an absolute URL such as http://localhost:3000/storage, not ${String(storageUrl)}`,
+    );
+  }
+  const url = new URL(storageUrl);
   // A root path would put every request of the service under the storage URL.
   if (url.search || url.hash || url.pathname.replace(/\/+$/, "") === "") {
     throw new TypeError("fs blob store: storageUrl needs a path and no query or fragment");
   }
-  const secret =
-    typeof options.signingSecret === "string"
-      ? new TextEncoder().encode(options.signingSecret)
-      : Uint8Array.from(options.signingSecret);
+  return storageUrl.replace(/\/+$/, "");
+}
+
+/** The key's bytes. */
+function checkSecret(signingSecret: unknown): Uint8Array {
+  let secret: Uint8Array;
+  if (typeof signingSecret === "string") secret = new TextEncoder().encode(signingSecret);
+  else if (signingSecret instanceof Uint8Array) secret = Uint8Array.from(signingSecret);
+  else {
+    throw new TypeError(
+      `fs blob store: signingSecret must be a string or a Uint8Array, not ${signingSecret === null ? "null" : typeof signingSecret}`,
+    );
+  }
   if (secret.length === 0) throw new RangeError("fs blob store: signingSecret is empty");
-  const storageUrl = options.storageUrl.replace(/\/+$/, "");
-  return new FsBlobStore(options.directory, storageUrl, secret, options.now ?? (() => new Date()));
+  return secret;
 }

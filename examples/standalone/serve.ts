@@ -1,7 +1,9 @@
-import { serve } from "@hono/node-server";
+import { createServer } from "node:http";
+import { getRequestListener } from "@hono/node-server";
 import { createHttpWebhookSender, type FormService, type FormServiceOptions } from "formwork";
 import type { ServerConfig } from "./config.ts";
 import { countryOf } from "./country.ts";
+import { gracefulClose } from "./graceful-close.ts";
 import { createLogger } from "./logger.ts";
 
 /** The service options every example server reads from the standalone settings. */
@@ -20,29 +22,55 @@ export function optionsFrom(config: ServerConfig) {
 }
 
 /**
- * Serves `service` on the configured host and port, prints the `listening on` line with
- * `note`, and on SIGINT or SIGTERM stops taking requests and closes the service, which
- * finishes pending writes and hands queued webhook deliveries back.
+ * Serves `service` on the configured host and port and prints the `listening on` line with
+ * `note`. On SIGINT or SIGTERM it stops accepting connections, lets the requests in flight
+ * finish and their answers go out, closes the service (pending writes, queued webhook
+ * deliveries handed back), then exits 0. A port in use is one line on stderr and exit 1.
  */
 export function serveUntilStopped(service: FormService, config: ServerConfig, note: string) {
-  const server = serve(
-    {
-      hostname: config.host,
-      port: config.port,
-      fetch: (request, env) =>
-        service.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
-    },
-    (info) => console.log(`formwork listening on http://${config.host}:${info.port} (${note})`),
+  const server = createServer(
+    getRequestListener((request, env) =>
+      service.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
+    ),
   );
+  const closeServer = gracefulClose(server);
+  const refuse = (error: NodeJS.ErrnoException) => {
+    console.error(
+      error.code === "EADDRINUSE"
+        ? `PORT ${config.port} is in use`
+        : `formwork: cannot listen on ${config.host}:${config.port}: ${error.message}`,
+    );
+    void exitAfter(service.close(), 1);
+  };
+  server.once("error", refuse);
+  server.listen(config.port, config.host, () => {
+    server.off("error", refuse);
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    console.log(`formwork listening on http://${config.host}:${port} (${note})`);
+  });
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`formwork: ${signal}, finishing pending writes`);
-    server.close();
-    await service.close();
-    process.exit(0);
+    console.log(`formwork: ${signal}, finishing the requests in flight`);
+    const served = closeServer();
+    // The service waits for the requests it is answering; the server for their answers to go out.
+    void exitAfter(
+      service.close().then(() => served),
+      0,
+    );
   };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+async function exitAfter(work: Promise<unknown>, code: number) {
+  try {
+    await work;
+    process.exit(code);
+  } catch (error) {
+    console.error("formwork: stopping failed", error);
+    process.exit(1);
+  }
 }

@@ -28,7 +28,10 @@ export interface WebhookWorkerOptions {
 export interface WebhookWorker {
   /** Reads the outbox now rather than at the next poll. */
   nudge(): void;
-  /** Stops claiming, aborts the deliveries in flight and hands their claims back. */
+  /**
+   * Stops claiming, waits for a read of the outbox in progress, aborts the deliveries in
+   * flight and hands every claim back (due at once), so none waits out its lease.
+   */
   stop(): Promise<void>;
 }
 
@@ -45,16 +48,23 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
   const instance = newId();
   const inFlight = new Map<string, Promise<void>>();
   const abort = new AbortController();
-  let reading = false;
+  // The read in progress, if any: a stop waits for it, since it may still take claims.
+  let reading: Promise<void> | undefined;
   let again = false;
   const leaseEnd = () => new Date(ctx.now().getTime() + options.leaseMs).toISOString();
 
-  async function readOutbox() {
+  function readOutbox(): Promise<void> {
     if (reading) {
       again = true;
-      return;
+      return reading;
     }
-    reading = true;
+    reading = readWhileDue().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  }
+
+  async function readWhileDue() {
     try {
       do {
         again = false;
@@ -70,15 +80,16 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
           },
         );
         for (const entry of items) {
+          if (abort.signal.aborted) return;
           if (inFlight.has(entry.id)) continue;
           const claim = await take(entry.id);
-          if (claim) start(claim);
+          // A stop that came while the claim was being taken gets it back at once.
+          if (claim && abort.signal.aborted) await handBack(claim);
+          else if (claim) start(claim);
         }
       } while (again);
     } catch (error) {
       options.onError(error);
-    } finally {
-      reading = false;
     }
   }
 
@@ -167,13 +178,7 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
   /** Records how a delivery ended and takes it out of the outbox, or hands it back. */
   async function finish(claim: Claim, result: DeliveryResult) {
     if (result.status === "stopped") {
-      // Closing: make it due at once for whoever runs next, if the claim is still ours.
-      if (abort.signal.aborted) {
-        await conditionalWrite({
-          record: { ...claim.record, lease_owner: null, due_at: ctx.now().toISOString() },
-          etag: claim.etag,
-        });
-      }
+      if (abort.signal.aborted) await handBack(claim);
       return;
     }
     await updateDelivery(ctx, claim.record.webhook_id, claim.record.id, (record) => {
@@ -188,6 +193,14 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
     }
   }
 
+  /** Closing: makes a claimed entry due at once for whoever runs next, if it is still ours. */
+  async function handBack(claim: Claim) {
+    await conditionalWrite({
+      record: { ...claim.record, lease_owner: null, due_at: ctx.now().toISOString() },
+      etag: claim.etag,
+    });
+  }
+
   const timer = setInterval(() => void readOutbox(), options.pollMs);
   timer.unref();
   void readOutbox();
@@ -196,6 +209,9 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
     async stop() {
       clearInterval(timer);
       abort.abort();
+      // A read in progress may still take claims (handing them straight back); the
+      // deliveries it started before the abort are in `inFlight` once it is done.
+      await reading;
       await Promise.allSettled(inFlight.values());
     },
   };

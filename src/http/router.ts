@@ -54,7 +54,7 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       const known = asServiceError(error);
       if (!known) options.onError(error, request as RouteRequest);
       if (known instanceof BodyAbortedError) options.onBodyAborted?.(request as RouteRequest);
-      return errorResponse(known ?? error, isSubmissionPost(request, options.basePath));
+      return failureResponse(known ?? error, request, options.basePath);
     },
     finally: [
       (result: unknown) => {
@@ -96,9 +96,13 @@ function asServiceError(error: unknown): ServiceError | null {
   return null;
 }
 
-function errorResponse(error: unknown, withActionSuccessful: boolean): Response {
+/**
+ * The failure envelope of `error` as the answer to `request`; a submission post (S2) also
+ * carries `actionSuccessful: false` (design.md §8).
+ */
+export function failureResponse(error: unknown, request: Request, basePath: string): Response {
   const { status, body } = errorEnvelope(error);
-  // S2 reports its outcome in camel case as well, failures included (design.md §8).
+  const withActionSuccessful = isSubmissionPost(request, basePath);
   const response = json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
   if (error instanceof MethodNotAllowedError) response.headers.set("allow", error.allow.join(", "));
   return response;

@@ -115,6 +115,20 @@ describe("fs blob store", () => {
     for (const secret of ["", new Uint8Array(0)]) {
       assert.throws(() => createFsBlobStore({ ...options, signingSecret: secret }), RangeError);
     }
+    // What a caller without types gets: a TypeError that names the option it forgot.
+    const untyped = createFsBlobStore as (options: unknown) => unknown;
+    for (const [option, value] of [
+      ["signingSecret", undefined],
+      ["signingSecret", [1, 2, 3]],
+      ["storageUrl", undefined],
+      ["directory", undefined],
+      ["directory", ""],
+      ["now", "yesterday"],
+    ] as const) {
+      const message = new RegExp(`^fs blob store: ${option} `);
+      assert.throws(() => untyped({ ...options, [option]: value }), { name: "TypeError", message });
+    }
+    assert.throws(() => untyped(undefined), { name: "TypeError", message: /signingSecret/ });
     const slash = createFsBlobStore({ ...options, storageUrl: `${storageUrl}/` });
     assert.equal(slash.blobUrl("c1", "b1"), `${storageUrl}/c1/b1`);
   });

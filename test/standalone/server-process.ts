@@ -2,10 +2,16 @@
  * The standalone server as a child process, for the smoke tests: started by the benches'
  * `startServer`, so with the Node flags `npm start` uses, on any free port by default.
  */
-import type { ChildProcess } from "node:child_process";
-import { type StandaloneServer, startServer } from "../../bench/standalone-process.ts";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import {
+  root,
+  type StandaloneServer,
+  serverArgs,
+  startServer,
+} from "../../bench/standalone-process.ts";
 
-export { freePort, root } from "../../bench/standalone-process.ts";
+export { freePort, listeningOn, root } from "../../bench/standalone-process.ts";
 
 /** Starts the server with `env` added and waits for its `listening on` line. */
 export function start(env: Record<string, string>): Promise<StandaloneServer> {
@@ -17,4 +23,41 @@ export async function stop(child: ChildProcess): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   return exited;
+}
+
+/** Runs the server with `env` added until it exits by itself. @returns its exit code and output */
+export async function runToExit(env: Record<string, string>) {
+  const child = spawn(process.execPath, serverArgs(), {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+  return { code, stdout, stderr };
+}
+
+/** The pids of the children of `pid` (Linux: from `/proc`). */
+export async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const thread of await readdir(`/proc/${pid}/task`)) {
+    const listed = await readFile(`/proc/${pid}/task/${thread}/children`, "utf8");
+    children.push(...listed.split(" ").filter(Boolean).map(Number));
+  }
+  return children;
+}
+
+/** The command line of `pid`, or `[]` once it has exited. */
+export function commandLine(pid: number): Promise<string[]> {
+  return readFile(`/proc/${pid}/cmdline`, "utf8").then(
+    (text) => text.split("\0").filter(Boolean),
+    () => [],
+  );
 }

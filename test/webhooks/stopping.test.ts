@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { setImmediate } from "node:timers/promises";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { collections } from "../../src/context.ts";
+import { type OutboxEntry, outboxPartition } from "../../src/domain/webhook-outbox.ts";
+import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
+import { type HoldMatch, heldStore } from "../held-store.ts";
+import { formInput, request, type TestUser } from "../helpers.ts";
+import { startReceiver } from "./receiver.ts";
+
+/**
+ * A service with a form and a webhook whose store holds the answer of `match` once an S2
+ * has nudged the worker into reading the outbox, and which is closed while it is held.
+ */
+async function stopWhileHeld(match: HoldMatch) {
+  const receiver = await startReceiver([200]);
+  after(() => receiver.close());
+  const inner = createMemoryStore();
+  const held = heldStore(inner);
+  const errors: unknown[] = [];
+  const service = createFormService({
+    store: held.store,
+    allowPrivateWebhookDestinations: true,
+    webhookSender: createHttpWebhookSender({ allowPrivateDestinations: true }),
+    // Only the S2's nudge reads the outbox while the test runs.
+    webhookPollMs: 60_000,
+    onError: (error) => errors.push(error),
+  });
+  const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
+  const field = { unique_system_name: "name_1", type: "text", label: "Name" };
+  const form = await request(service, "POST", "/api/restricted/form", {
+    as: alice,
+    body: formInput("Hooks", [field]),
+  });
+  const hook = await request(
+    service,
+    "POST",
+    `/api/restricted/form/${form.body.id}/submissionwebhook`,
+    { as: alice, body: { webhook_name: "r", webhook_url: receiver.url } },
+  );
+  assert.equal(hook.status, 200);
+  const hold = held.hold(match);
+  const submitted = await request(service, "POST", `/api/form/${form.body.id}/submission`, {
+    body: { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] },
+  });
+  assert.equal(submitted.status, 200);
+  await hold.reached;
+  const closing = service.close();
+  // Once whatever `close` does without waiting has run, the held answer arrives.
+  await setImmediate();
+  hold.release();
+  await closing;
+  // Room for anything a stop failed to wait for to show up (it would call a closed store).
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const outbox = await inner.query<OutboxEntry>(collections.webhookOutbox, outboxPartition, {});
+  return { errors, lateCalls: held.lateCalls, outbox: outbox.items };
+}
+
+describe("stopping the webhook worker", () => {
+  it("waits for a read of the outbox in progress and claims nothing after a stop", async () => {
+    const { errors, lateCalls, outbox } = await stopWhileHeld({
+      method: "query",
+      collection: collections.webhookOutbox,
+    });
+    assert.deepEqual(lateCalls, []);
+    assert.deepEqual(errors, []);
+    assert.equal(outbox.length, 1);
+    assert.equal(outbox[0]?.lease_owner, null);
+    assert.ok((outbox[0]?.due_at ?? "") <= new Date().toISOString(), "due again at once");
+  });
+
+  it("hands back a claim that landed while it stopped", async () => {
+    // The claim is written, but its answer comes back only once the stop has begun.
+    const { errors, lateCalls, outbox } = await stopWhileHeld({
+      method: "replace",
+      collection: collections.webhookOutbox,
+    });
+    assert.deepEqual(lateCalls, []);
+    assert.deepEqual(errors, []);
+    assert.equal(outbox.length, 1);
+    assert.equal(outbox[0]?.lease_owner, null, "the claim was handed back");
+    assert.ok((outbox[0]?.due_at ?? "") <= new Date().toISOString(), "due again at once");
+  });
+});

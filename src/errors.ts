@@ -16,6 +16,7 @@ export const errorStatus = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

@@ -4,6 +4,7 @@ import { sweepAttachments } from "./domain/attachment-sweep.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
 import { errorEnvelope, ServiceError } from "./errors.ts";
 import { trackInFlight } from "./http/in-flight.ts";
+import { createRateLimits, type RateLimitOptions } from "./http/rate-limits.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import {
   createRequestLog,
@@ -106,6 +107,12 @@ export interface FormServiceOptions {
    * @default undefined: no request lines; unexpected errors go to `onError`
    */
   logger?: Logger;
+  /**
+   * Rate limits (429 `rate_limited` with `Retry-After` and `RateLimit-*` headers): per client
+   * address over F5, S2, S3 and the hosted page, per credential over the restricted routes.
+   * Counted in this instance's memory. @default 300 and 3000 requests a minute
+   */
+  rateLimits?: RateLimitOptions;
 }
 
 /** What the embedder knows about the connection a request came on. */
@@ -181,6 +188,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     admin,
     adminSecret: options.adminSecret,
     basePath,
+    rateLimits: createRateLimits(options.rateLimits),
     onError: (error, request) => log.unexpected(error, request.requestId),
     onBodyAborted: (request) =>
       log.bodyAborted({

@@ -23,6 +23,10 @@ export interface ServerConfig {
   webhookMaxAttempts: number;
   /** The least severe log lines written (`LOG_LEVEL`); `info` writes one line per request. */
   logLevel: LogLevel;
+  /** Requests a minute per client address to F5, S2, S3 and the hosted page; 0 is off. */
+  rateLimitPublicPerMinute: number;
+  /** Requests a minute per token, partner or customer to the restricted routes; 0 is off. */
+  rateLimitCredentialPerMinute: number;
 }
 
 /**
@@ -46,6 +50,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     webhookRetryBaseMs: wholeNumber(env, "WEBHOOK_RETRY_BASE_MS", 1000, 1),
     webhookMaxAttempts: wholeNumber(env, "WEBHOOK_MAX_ATTEMPTS", 8, 1),
     logLevel: logLevelOf(env.LOG_LEVEL),
+    rateLimitPublicPerMinute: wholeNumber(env, "RATE_LIMIT_PUBLIC_PER_MINUTE", 300, 0),
+    rateLimitCredentialPerMinute: wholeNumber(env, "RATE_LIMIT_CREDENTIAL_PER_MINUTE", 3000, 0),
     port,
     host,
     publicUrl,

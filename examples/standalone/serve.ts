@@ -12,6 +12,10 @@ export function optionsFrom(config: ServerConfig) {
     countryOf,
     logger: createLogger(config.logLevel),
     limits: { uploadBytes: config.maxUploadBytes },
+    rateLimits: {
+      publicPerMinute: config.rateLimitPublicPerMinute,
+      credentialPerMinute: config.rateLimitCredentialPerMinute,
+    },
     allowPrivateWebhookDestinations: config.allowPrivateWebhooks,
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: config.allowPrivateWebhooks,

@@ -1,6 +1,7 @@
 import type { IRequestStrict, RouterType } from "itty-router";
 import type { Caller } from "../auth/caller.ts";
 import type { Context } from "../context.ts";
+import type { PartnerRecord } from "../domain/partners.ts";
 import { UnauthorizedError } from "../errors.ts";
 import { parseGuid } from "../ids.ts";
 
@@ -12,6 +13,10 @@ export interface RouteRequest extends IRequestStrict {
   clientAddress: string;
   /** The request's id in the logs, echoed as `X-Request-Id`. */
   requestId: string;
+  /** The partner of a partner route, once authenticated by the rate-limit stage. */
+  partner?: PartnerRecord;
+  /** The `RateLimit-*` headers of the allowance this request drew on, if any. */
+  rateLimit?: Record<string, string>;
 }
 
 /** The router every section's routes are added to. */

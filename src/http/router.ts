@@ -21,6 +21,7 @@ import { openApiRoutes } from "../routes/openapi.ts";
 import { partnerRoutes } from "../routes/partners.ts";
 import { submissionRoutes } from "../routes/submissions.ts";
 import { webhookRoutes } from "../routes/webhooks.ts";
+import { countRequest, RateLimitedError, type RateLimits } from "./rate-limits.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
 import { routesOfPath } from "./route-table.ts";
 
@@ -32,6 +33,8 @@ export interface RouterOptions {
   basePath: string;
   /** Called with every error that is not a deliberate answer; it becomes a bare 500. */
   onError(error: unknown, request: RouteRequest): void;
+  /** The allowances requests draw on. */
+  rateLimits: RateLimits;
   /** Called when the client cut the request body short; it is answered 400. */
   onBodyAborted?(request: RouteRequest): void;
 }
@@ -46,8 +49,9 @@ export function createRouter(options: RouterOptions): ServiceRouter {
     before: [
       async (request: RouteRequest, ctx: Context) => {
         // A customer login token (P2) acts as the customer on any route.
-        request.caller =
-          (await authenticateCustomer(ctx, request)) ?? (await authenticate(ctx, request.headers));
+        const customer = await authenticateCustomer(ctx, request);
+        request.caller = customer ?? (await authenticate(ctx, request.headers));
+        await countRequest(options.rateLimits, request, ctx, options.basePath, customer?.userId);
       },
     ],
     catch: (error: unknown, request: Request) => {
@@ -57,10 +61,13 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       return failureResponse(known ?? error, request, options.basePath);
     },
     finally: [
-      (result: unknown) => {
+      (result: unknown, request: RouteRequest) => {
         // No route answered: the path lies outside `basePath`, where the catch-all is not.
         if (result === undefined) throw new NotFoundError("No such endpoint");
-        return result instanceof Response ? result : json(200, result);
+        const response = result instanceof Response ? result : json(200, result);
+        for (const [name, value] of Object.entries(request.rateLimit ?? {}))
+          response.headers.set(name, value);
+        return response;
       },
     ],
   });
@@ -105,6 +112,8 @@ export function failureResponse(error: unknown, request: Request, basePath: stri
   const withActionSuccessful = isSubmissionPost(request, basePath);
   const response = json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
   if (error instanceof MethodNotAllowedError) response.headers.set("allow", error.allow.join(", "));
+  if (error instanceof RateLimitedError)
+    for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
   return response;
 }
 

@@ -1,5 +1,6 @@
 import { signCustomerToken } from "../auth/customer-jwt.ts";
 import { authenticatePartner } from "../auth/partner-credentials.ts";
+import type { Context } from "../context.ts";
 import { addCustomer, findCustomer, listCustomers, updateCustomer } from "../domain/customers.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import { readJson } from "../http/body.ts";
@@ -17,7 +18,7 @@ export function partnerRoutes(router: ServiceRouter): void {
   const base = "/api/restricted/partner";
   router
     .post(`${base}/userauth`, async (request, ctx) => {
-      const partner = await authenticatePartner(ctx, request.headers);
+      const partner = await partnerOf(request, ctx);
       const email = parseWith(
         emailSchema,
         request.headers.get("PartnerCustomerEmail") ?? undefined,
@@ -27,18 +28,18 @@ export function partnerRoutes(router: ServiceRouter): void {
       return envelope("", await signCustomerToken(ctx, record));
     })
     .get(`${base}/users`, async (request, ctx) => {
-      const partner = await authenticatePartner(ctx, request.headers);
+      const partner = await partnerOf(request, ctx);
       return listCustomers(ctx, partner.id);
     })
     .post(`${base}/user`, async (request, ctx) => {
-      const partner = await authenticatePartner(ctx, request.headers);
+      const partner = await partnerOf(request, ctx);
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       const { email, fields } = parseCustomerBody(body, true);
       const customer = await addCustomer(ctx, partner.id, email ?? "", fields);
       return envelope(customer.id, "User added successfully");
     })
     .post(`${base}/user/:customerEmailAddress`, async (request, ctx) => {
-      const partner = await authenticatePartner(ctx, request.headers);
+      const partner = await partnerOf(request, ctx);
       const email = customerEmailOf(request);
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       const { email: inBody, fields } = parseCustomerBody(body, false);
@@ -50,6 +51,11 @@ export function partnerRoutes(router: ServiceRouter): void {
       const customer = await updateCustomer(ctx, partner.id, email, fields);
       return envelope(customer.id, "User updated");
     });
+}
+
+/** The calling partner: as the rate-limit stage found it, else checked here. */
+async function partnerOf(request: RouteRequest, ctx: Context) {
+  return request.partner ?? authenticatePartner(ctx, request.headers);
 }
 
 function customerEmailOf(request: RouteRequest): string {

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import type { AdminApi } from "../../src/admin.ts";
+import { createRateLimits } from "../../src/http/rate-limits.ts";
 import { createRouter } from "../../src/http/router.ts";
 import { packageVersion } from "../../src/openapi/document.ts";
 import { request, setup } from "../helpers.ts";
@@ -46,6 +47,7 @@ describe("OpenAPI document", () => {
       adminSecret: "secret",
       basePath: "/forms",
       onError: () => {},
+      rateLimits: createRateLimits(),
     });
     const routed = new Set(
       router.routes

@@ -14,6 +14,19 @@ describe("standalone server configuration", () => {
     assert.equal(config.allowPrivateWebhooks, false);
     assert.equal(config.webhookRetryBaseMs, 1000);
     assert.equal(config.webhookMaxAttempts, 8);
+    assert.equal(config.rateLimitPublicPerMinute, 300);
+    assert.equal(config.rateLimitCredentialPerMinute, 3000);
+  });
+
+  it("reads the rate limits, 0 turning one off", () => {
+    const config = readConfig({
+      RATE_LIMIT_PUBLIC_PER_MINUTE: "0",
+      RATE_LIMIT_CREDENTIAL_PER_MINUTE: "60",
+    });
+    assert.equal(config.rateLimitPublicPerMinute, 0);
+    assert.equal(config.rateLimitCredentialPerMinute, 60);
+    assert.throws(() => readConfig({ RATE_LIMIT_PUBLIC_PER_MINUTE: "-5" }), /RATE_LIMIT_PUBLIC/);
+    assert.throws(() => readConfig({ RATE_LIMIT_CREDENTIAL_PER_MINUTE: "x" }), /RATE_LIMIT_CRED/);
   });
 
   it("reads the environment and refuses nonsense with the variable's name", () => {

@@ -36,7 +36,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = commandNamed(name);
   if (!command || rest.length > 0) {
-    console.error(`${name ? `admin: unknown command ${rest[0] ?? name}\n\n` : ""}${usage()}`);
+    const why = !name ? "" : command ? `unexpected ${rest[0]}` : `unknown command ${name}`;
+    console.error(`${why && `admin: ${why}\n\n`}${usage()}`);
     return 2;
   }
   if (values.help) {

@@ -77,6 +77,30 @@ export class NotFoundError extends ServiceError {
   }
 }
 
+/**
+ * 405: the path is known but not with this method. `allow` lists the methods it serves, for
+ * the `Allow` header.
+ */
+export class MethodNotAllowedError extends ServiceError {
+  readonly allow: readonly string[];
+
+  constructor(allow: readonly string[]) {
+    super("method_not_allowed", `This endpoint answers only ${allow.join(", ")}`);
+    this.allow = allow;
+  }
+}
+
+/**
+ * 400: the client stopped sending the request body before its end (it disconnected, or the
+ * runtime gave up on the upload). A client event, not a fault of the service: the client is
+ * usually gone and never reads the answer.
+ */
+export class BodyAbortedError extends ValidationError {
+  constructor(options?: ErrorOptions) {
+    super("The request body was cut short", [], options);
+  }
+}
+
 /** 409: the record already exists. */
 export class ConflictError extends ServiceError {
   constructor(message: string) {

@@ -9,10 +9,12 @@ export type { Device } from "./device.ts";
 export { type CustomerQuotas, defaultCustomerQuotas } from "./domain/customer-quotas.ts";
 export type { CustomerRecord, CustomerStatus } from "./domain/customers.ts";
 export {
+  BodyAbortedError,
   ConflictError,
   type ErrorCode,
   errorStatus,
   ForbiddenError,
+  MethodNotAllowedError,
   NotFoundError,
   ServiceError,
   UnauthorizedError,
@@ -22,6 +24,7 @@ export {
 export type { PartnerOptions } from "./partner-settings.ts";
 export type { BlobInfo, BlobStore } from "./ports/blob-store.ts";
 export { evaluateQuery } from "./ports/evaluate-query.ts";
+export type { LogFields, Logger } from "./ports/logger.ts";
 export {
   type Condition,
   type Page,

@@ -3,10 +3,19 @@ import type { Context, Limits } from "./context.ts";
 import { sweepAttachments } from "./domain/attachment-sweep.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
 import { errorEnvelope } from "./errors.ts";
+import { requestIdOf, withRequestId } from "./http/request-id.ts";
+import {
+  createRequestLog,
+  downloadRoute,
+  type RequestLog,
+  unknownRoute,
+} from "./http/request-log.ts";
 import type { RouteRequest } from "./http/route-request.ts";
+import { routePatternOf } from "./http/route-table.ts";
 import { createRouter } from "./http/router.ts";
 import { type PartnerOptions, resolvePartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
+import type { Logger } from "./ports/logger.ts";
 import type { Store } from "./ports/store.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
 import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
@@ -84,10 +93,18 @@ export interface FormServiceOptions {
   /** The clock. @default () => new Date() */
   now?: () => Date;
   /**
-   * Receives every unexpected error (answered as a bare 500).
-   * @default console.error
+   * Receives every unexpected error (answered as a bare 500), besides `logger.error`.
+   * @default console.error, when no `logger` is given either
    */
   onError?: (error: unknown) => void;
+  /**
+   * Where log lines go: `pino()` or anything shaped like it (see {@link Logger}). It gets
+   * one `info` line per request (`method`, route pattern, `status`, `ms`, `requestId`), a
+   * `debug` line when a client cuts its request body short, and unexpected errors at
+   * `error` with their stack. Lines hold no header value, body, query string or secret.
+   * @default undefined: no request lines; unexpected errors go to `onError`
+   */
+  logger?: Logger;
 }
 
 /** What the embedder knows about the connection a request came on. */
@@ -141,8 +158,8 @@ export function createFormService(options: FormServiceOptions): FormService {
     allowPrivateWebhookDestinations,
     nudgeWebhooks: () => worker?.nudge(),
   };
-  const onError =
-    options.onError ?? ((error) => console.error("formwork: unexpected error", error));
+  const log = createRequestLog(options.logger, options.onError);
+  const onError = (error: unknown) => log.unexpected(error);
   const pollMs = options.webhookPollMs ?? 1000;
   const worker =
     pollMs > 0
@@ -159,7 +176,13 @@ export function createFormService(options: FormServiceOptions): FormService {
     admin,
     adminSecret: options.adminSecret,
     basePath,
-    onError,
+    onError: (error, request) => log.unexpected(error, request.requestId),
+    onBodyAborted: (request) =>
+      log.bodyAborted({
+        requestId: request.requestId,
+        method: request.method,
+        route: routePatternOf(router.routes, request) ?? unknownRoute,
+      }),
   });
   const trustProxy = options.trustProxy ?? false;
   const sweep = () => sweepAttachments(ctx);
@@ -170,12 +193,21 @@ export function createFormService(options: FormServiceOptions): FormService {
       : undefined;
   return {
     async fetch(request, connection) {
+      const started = performance.now();
+      const requestId = requestIdOf(request);
+      let route = downloadRoute;
       // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
-      const download = await serveDownload(ctx, request, onError);
-      if (download) return download;
-      const routed = request as RouteRequest;
-      routed.clientAddress = clientAddressOf(request, connection, trustProxy);
-      return router.fetch(routed, ctx);
+      let response = await serveDownload(ctx, request, log, requestId);
+      if (!response) {
+        const routed = request as RouteRequest;
+        routed.clientAddress = clientAddressOf(request, connection, trustProxy);
+        routed.requestId = requestId;
+        response = (await router.fetch(routed, ctx)) as Response;
+        route = routePatternOf(router.routes, routed) ?? unknownRoute;
+      }
+      const ms = Math.round((performance.now() - started) * 100) / 100;
+      log.answered({ requestId, method: request.method, route, status: response.status, ms });
+      return withRequestId(response, requestId);
     },
     admin,
     sweepAttachments: sweep,
@@ -187,11 +219,11 @@ export function createFormService(options: FormServiceOptions): FormService {
   };
 }
 
-async function serveDownload(ctx: Context, request: Request, onError: (error: unknown) => void) {
+async function serveDownload(ctx: Context, request: Request, log: RequestLog, requestId: string) {
   try {
     return (await ctx.blobs?.fetch?.(request)) ?? null;
   } catch (error) {
-    onError(error);
+    log.unexpected(error, requestId);
     const { status, body } = errorEnvelope(error);
     return Response.json(body, { status });
   }

@@ -1,7 +1,8 @@
 /**
- * Formwork on Deno: `Deno.serve` takes `service.fetch` as it is. In a project whose
- * `package.json` lists `formwork` and `lowdb` (installed as the README says; Deno resolves
- * them from `node_modules`):
+ * Formwork on Deno: `Deno.serve` takes `service.fetch` as it is. Here, `npm run example:deno`
+ * runs it with the Deno that `npm ci` installs. In a project of your own whose `package.json`
+ * lists `formwork` and `lowdb` (installed as the README says; Deno resolves them from
+ * `node_modules`):
  *
  *     SIGNING_SECRET=… deno run --allow-net --allow-env --allow-read --allow-write=data server.ts
  *
@@ -15,30 +16,43 @@ import { createLowdbStore } from "formwork/adapters/lowdb";
 // The little of Deno's API used here, so that this file type-checks without Deno's types.
 declare const Deno: {
   env: { get(name: string): string | undefined };
+  addSignalListener(signal: "SIGINT" | "SIGTERM", handler: () => void): void;
+  exit(code: number): never;
   serve(
     options: { port: number; hostname?: string },
     handler: (
       request: Request,
       info: { remoteAddr: { hostname: string } },
     ) => Response | Promise<Response>,
-  ): { finished: Promise<void> };
+  ): { finished: Promise<void>; shutdown(): Promise<void> };
 };
 
 const port = Number(Deno.env.get("PORT") ?? "8000");
 const publicUrl = Deno.env.get("PUBLIC_URL") ?? `http://localhost:${port}`;
-const signingSecret = Deno.env.get("SIGNING_SECRET");
-if (!signingSecret) throw new Error("Set SIGNING_SECRET: it signs the links to uploaded files");
+const dataDir = Deno.env.get("DATA_DIR") ?? "data/deno";
+// Without SIGNING_SECRET, download links die with the process.
+const signingSecret =
+  Deno.env.get("SIGNING_SECRET") ??
+  btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 
 const service = createFormService({
-  store: createLowdbStore({ directory: "data/records" }),
+  store: createLowdbStore({ directory: `${dataDir}/records` }),
   blobs: createFsBlobStore({
-    directory: "data/files",
+    directory: `${dataDir}/files`,
     storageUrl: `${publicUrl}/storage`,
     signingSecret,
   }),
   adminSecret: Deno.env.get("ADMIN_SECRET"),
 });
 
-Deno.serve({ port, hostname: "127.0.0.1" }, (request, info) =>
+// Deno prints `Listening on http://127.0.0.1:<port>/` once it serves.
+const server = Deno.serve({ port, hostname: "127.0.0.1" }, (request, info) =>
   service.fetch(request, { clientAddress: info.remoteAddr.hostname }),
 );
+const stop = async () => {
+  await server.shutdown(); // finishes the requests in flight
+  await service.close();
+  Deno.exit(0);
+};
+Deno.addSignalListener("SIGINT", () => void stop());
+Deno.addSignalListener("SIGTERM", () => void stop());

@@ -1,4 +1,4 @@
-/** Runs the Express example: `node --conditions=formwork-source --import tsx examples/express/server.ts`. */
+/** Runs the Express example: `npm run example:express`. */
 import { randomBytes } from "node:crypto";
 import { createApp } from "./app.ts";
 

@@ -1,4 +1,4 @@
-/** Runs the Hono example on Node: `node --conditions=formwork-source --import tsx examples/hono/server.ts`. */
+/** Runs the Hono example on Node: `npm run example:hono`. */
 import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";

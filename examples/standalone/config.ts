@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { type LogLevel, logLevels } from "./logger.ts";
 
 /** The standalone server's settings, read from the environment (design.md §10). */
 export interface ServerConfig {
@@ -20,6 +21,8 @@ export interface ServerConfig {
   webhookRetryBaseMs: number;
   /** Webhook attempts in all (`WEBHOOK_MAX_ATTEMPTS`). */
   webhookMaxAttempts: number;
+  /** The least severe log lines written (`LOG_LEVEL`); `info` writes one line per request. */
+  logLevel: LogLevel;
 }
 
 /**
@@ -42,6 +45,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",
     webhookRetryBaseMs: wholeNumber(env, "WEBHOOK_RETRY_BASE_MS", 1000, 1),
     webhookMaxAttempts: wholeNumber(env, "WEBHOOK_MAX_ATTEMPTS", 8, 1),
+    logLevel: logLevelOf(env.LOG_LEVEL),
     port,
     host,
     publicUrl,
@@ -58,6 +62,15 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
     );
   }
   return value;
+}
+
+function logLevelOf(raw: string | undefined): LogLevel {
+  const level = raw?.trim().toLowerCase() || "info";
+  const known = logLevels.find((name) => name === level);
+  if (!known) {
+    throw new Error(`LOG_LEVEL must be one of ${logLevels.join(", ")}, not ${JSON.stringify(raw)}`);
+  }
+  return known;
 }
 
 /** Where the server keeps the admin secret it generated for itself. */

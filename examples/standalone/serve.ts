@@ -2,11 +2,13 @@ import { serve } from "@hono/node-server";
 import { createHttpWebhookSender, type FormService, type FormServiceOptions } from "formwork";
 import type { ServerConfig } from "./config.ts";
 import { countryOf } from "./country.ts";
+import { createLogger } from "./logger.ts";
 
 /** The service options every example server reads from the standalone settings. */
 export function optionsFrom(config: ServerConfig) {
   return {
     countryOf,
+    logger: createLogger(config.logLevel),
     limits: { uploadBytes: config.maxUploadBytes },
     allowPrivateWebhookDestinations: config.allowPrivateWebhooks,
     webhookSender: createHttpWebhookSender({

@@ -2,8 +2,9 @@ import type { Caller } from "../auth/caller.ts";
 import { type Context, collections } from "../context.ts";
 import { ForbiddenError, NotFoundError, ServiceError, UnauthorizedError } from "../errors.ts";
 import { formsOpenToOthers } from "./customers.ts";
-import type { FormRecord, FormUserRecord } from "./form-record.ts";
+import { type FormRecord, type FormUserRecord, withinBounds } from "./form-record.ts";
 import { type Role, roleNames } from "./roles.ts";
+import { sameTenant } from "./tenants.ts";
 
 /** A form as one caller may reach it. */
 export interface FormAccess {
@@ -72,13 +73,13 @@ async function loadAccess(
 ): Promise<FormAccess> {
   const entry = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
   if (!entry) throw formNotFound();
-  const form = entry.record;
+  const form = withinBounds(entry.record);
   const isOwner = caller !== null && form.owner_user_id === caller.userId;
   // The paying rule: a form of a customer who is not paying is hidden from everyone else.
   if (!isOwner && !(await formsOpenToOthers(ctx, form.owner_user_id))) throw formNotFound();
   const roles = isOwner
     ? new Set(roleNames)
-    : caller
+    : caller && sameTenant(form.owner_user_id, caller.userId)
       ? await rolesOf(ctx, formId, caller)
       : new Set<Role>();
   return { form, etag: entry.etag, isOwner, roles };

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { type Context, collections } from "../context.ts";
-import { ValidationError, type ValidationIssue } from "../errors.ts";
+import { ValidationError } from "../errors.ts";
+import { boundIssues, jsonBounds } from "../json-bounds.ts";
 
 /** `<field_prefix>_<digits>`, as the interface gives for `unique_system_name`. */
 export const systemNamePattern = /^[A-Za-z][A-Za-z0-9]*_\d+$/;
@@ -83,12 +84,14 @@ export function fileFieldNames(definition: FormDefinition): Set<string> {
 }
 
 /**
- * Checks what a schema cannot: system names unique in the form, choice fields with either
+ * Checks what a schema cannot: the bounds of design.md §8, system names unique in the form, choice fields with either
  * options or a datalist, and datalists that exist and belong to the form's owner.
  * @throws {ValidationError} naming each field at fault.
  */
 export async function checkDefinition(ctx: Context, definition: FormDefinition, ownerId: string) {
-  const issues: ValidationIssue[] = [];
+  const issues = boundIssues(definition, jsonBounds.definitionBytes, "form_definition");
+  if (issues.length)
+    throw new ValidationError("The form definition is too large or too deep", issues);
   const seen = new Set<string>();
   for (const [p, page] of definition.pages.entries()) {
     for (const [f, field] of page.fields.entries()) {

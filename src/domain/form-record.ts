@@ -1,3 +1,4 @@
+import { jsonBounds, nestsDeeperThan } from "../json-bounds.ts";
 import type { Timestamps } from "../timestamps.ts";
 import type { FormDefinition } from "./form-definition.ts";
 import type { RoleFlags } from "./roles.ts";
@@ -44,5 +45,24 @@ export function formSummary(form: FormRecord, withDescription = true) {
     id: form.id,
     created_date_utc: form.created_date_utc,
     modified_date_utc: form.modified_date_utc,
+  };
+}
+
+/**
+ * A stored form as the service may use it: a settings section or a definition nested past
+ * the bounds of design.md §8 (kept before those bounds were enforced) is left out, so that
+ * nothing stored can make a later read fail. `form` itself is never changed.
+ */
+export function withinBounds(form: FormRecord): FormRecord {
+  const sections = Object.entries(form.form_configuration);
+  const tooDeep = (value: unknown) => nestsDeeperThan(value, jsonBounds.depth);
+  const badSections = sections.some(([name, value]) => name !== "settings" && tooDeep(value));
+  const badDefinition = tooDeep(form.form_definition);
+  if (!badSections && !badDefinition) return form;
+  const kept = sections.filter(([name, value]) => name === "settings" || !tooDeep(value));
+  return {
+    ...form,
+    form_configuration: Object.fromEntries(kept) as FormRecord["form_configuration"],
+    form_definition: badDefinition ? { pages: [] } : form.form_definition,
   };
 }

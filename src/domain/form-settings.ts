@@ -3,6 +3,7 @@ import type { Caller } from "../auth/caller.ts";
 import type { Context } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { parseWith } from "../http/parse.ts";
+import { boundIssues, jsonBounds } from "../json-bounds.ts";
 import { accessForm, requireRole } from "./form-access.ts";
 import { saveForm } from "./form-writes.ts";
 
@@ -103,6 +104,12 @@ function parseSection(section: string, body: unknown): Record<string, unknown> {
     throw new ValidationError(`The ${section} body must be a JSON object`, [
       { path: "", message: "must be a JSON object" },
     ]);
+  }
+  const outOfBounds = settingsSections.includes(section)
+    ? boundIssues(body, jsonBounds.sectionBytes)
+    : [];
+  if (outOfBounds.length) {
+    throw new ValidationError(`The ${section} body is too large or too deep`, outOfBounds);
   }
   if (Object.hasOwn(behaviourSections, section)) {
     const schema = behaviourSections[section as keyof typeof behaviourSections];

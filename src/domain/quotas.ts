@@ -18,14 +18,22 @@ export interface QuotaReservation {
   giveBack(): Promise<void>;
 }
 
-const phrases: Record<QuotaName, string> = {
-  monthly_form_submissions: "submissions to its forms this month",
-  total_forms: "forms",
-  total_datalists: "datalists",
-  total_datalist_entries_per_datalist: "entries in one datalist",
-  total_file_storage: "bytes of stored files",
-  total_admin_collaborators: "admin collaborators on its forms",
+/** What each quota counts, as [one, other] for English plural rules ("at most 1 form"). */
+const phrases: Record<QuotaName, [one: string, other: string]> = {
+  monthly_form_submissions: [
+    "submission to its forms this month",
+    "submissions to its forms this month",
+  ],
+  total_forms: ["form", "forms"],
+  total_datalists: ["datalist", "datalists"],
+  total_datalist_entries_per_datalist: ["entry in one datalist", "entries in one datalist"],
+  total_file_storage: ["byte of stored files", "bytes of stored files"],
+  total_admin_collaborators: [
+    "admin collaborator on its forms",
+    "admin collaborators on its forms",
+  ],
 };
+const pluralRules = new Intl.PluralRules("en");
 
 /**
  * Takes `amount` of a quota for the account `ownerUserId`. `scope` names what a scoped
@@ -123,8 +131,13 @@ export function quotaCounter(ownerUserId: string, quota: QuotaName, scope = ""):
 export function quotaExceeded(quota: QuotaName, limit: number): ServiceError {
   return new ServiceError(
     "quota_exceeded",
-    `Quota exceeded: the account may have at most ${limit} ${phrases[quota]} (${quotaBodyField(quota)})`,
+    `Quota exceeded: the account may have at most ${limit} ${phrase(quota, limit)} (${quotaBodyField(quota)})`,
   );
+}
+
+function phrase(quota: QuotaName, count: number): string {
+  const [one, other] = phrases[quota];
+  return pluralRules.select(count) === "one" ? one : other;
 }
 
 function scopeOf(ctx: Context, quota: QuotaName, scope: string): string {

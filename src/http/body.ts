@@ -1,9 +1,12 @@
-import { ServiceError, ValidationError } from "../errors.ts";
+import { BodyAbortedError, ServiceError, ValidationError } from "../errors.ts";
+import { jsonBounds, nestsDeeperThan } from "../json-bounds.ts";
 
 /**
  * Reads a JSON request body of at most `limit` bytes. A missing body reads as `undefined`.
  * @throws {ServiceError} 415 for a content type other than JSON, 413 past the limit, and
- *   {ValidationError} 400 for malformed JSON. It never falls back to an empty value.
+ *   {ValidationError} 400 for malformed JSON or JSON nested deeper than
+ *   `jsonBounds.requestDepth`, {BodyAbortedError} 400 when the body stops short. It never
+ *   falls back to an empty value.
  */
 export async function readJson(request: Request, limit: number): Promise<unknown> {
   const type = request.headers.get("content-type");
@@ -15,11 +18,20 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   }
   const text = await readText(request, limit);
   if (text.trim() === "") return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new ValidationError("The request body is not valid JSON");
   }
+  // Whatever handles the body next may walk it recursively: refuse depth bombs here.
+  if (nestsDeeperThan(value, jsonBounds.requestDepth)) {
+    throw new ValidationError(
+      `The request body nests deeper than ${jsonBounds.requestDepth} levels`,
+      [{ path: "", message: `must not nest deeper than ${jsonBounds.requestDepth} levels` }],
+    );
+  }
+  return value;
 }
 
 async function readText(request: Request, limit: number): Promise<string> {
@@ -30,7 +42,10 @@ async function readText(request: Request, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((cause: unknown) => {
+      // Only the client's side can fail a request body stream: a disconnect mid-body.
+      throw new BodyAbortedError({ cause });
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
-import { ServiceError, ValidationError } from "../errors.ts";
+import { BodyAbortedError, ServiceError, ValidationError } from "../errors.ts";
 
 /** One uploaded file, as it streams in. */
 export interface IncomingFile {
@@ -20,7 +20,8 @@ export interface IncomingFile {
  * `handle` while it streams, never holding the file in memory (busboy, fed from the web
  * request stream). Any other part, a second file, or no file at all is a 400; a failure of
  * `handle` (such as a size limit) stops reading the request at once.
- * @throws {ServiceError} 415 when the request is not `multipart/form-data` with a boundary.
+ * @throws {ServiceError} 415 when the request is not `multipart/form-data` with a boundary;
+ *   {BodyAbortedError} when the body stops short.
  */
 export async function receiveFile<T>(
   request: Request,
@@ -60,7 +61,7 @@ export async function receiveFile<T>(
       if (!handled) return fail(malformed("The request holds no file part"));
       handled.then(resolve, fail);
     });
-    source.on("error", () => fail(malformed("The upload was interrupted")));
+    source.on("error", (cause) => fail(new BodyAbortedError({ cause })));
   });
   source.pipe(parser);
   return outcome;

@@ -10,6 +10,8 @@ export interface RouteRequest extends IRequestStrict {
   caller: Caller | null;
   /** The client's address, as the embedder reported it (or the trusted proxy header). */
   clientAddress: string;
+  /** The request's id in the logs, echoed as `X-Request-Id`. */
+  requestId: string;
 }
 
 /** The router every section's routes are added to. */

@@ -3,7 +3,14 @@ import type { AdminApi } from "../admin.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import { authenticateCustomer } from "../auth/customer-jwt.ts";
 import type { Context } from "../context.ts";
-import { errorEnvelope, NotFoundError, ServiceError, ValidationError } from "../errors.ts";
+import {
+  BodyAbortedError,
+  errorEnvelope,
+  MethodNotAllowedError,
+  NotFoundError,
+  ServiceError,
+  ValidationError,
+} from "../errors.ts";
 import { StoreConflictError, StoreContinuationError } from "../ports/store.ts";
 import { adminRoutes } from "../routes/admin.ts";
 import { datalistRoutes } from "../routes/datalists.ts";
@@ -15,6 +22,7 @@ import { partnerRoutes } from "../routes/partners.ts";
 import { submissionRoutes } from "../routes/submissions.ts";
 import { webhookRoutes } from "../routes/webhooks.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
+import { routesOfPath } from "./route-table.ts";
 
 /** What the router needs besides the context. */
 export interface RouterOptions {
@@ -23,7 +31,9 @@ export interface RouterOptions {
   /** The path every route answers under (`""` or e.g. `/forms`, no trailing slash). */
   basePath: string;
   /** Called with every error that is not a deliberate answer; it becomes a bare 500. */
-  onError(error: unknown): void;
+  onError(error: unknown, request: RouteRequest): void;
+  /** Called when the client cut the request body short; it is answered 400. */
+  onBodyAborted?(request: RouteRequest): void;
 }
 
 /**
@@ -42,7 +52,8 @@ export function createRouter(options: RouterOptions): ServiceRouter {
     ],
     catch: (error: unknown, request: Request) => {
       const known = asServiceError(error);
-      if (!known) options.onError(error);
+      if (!known) options.onError(error, request as RouteRequest);
+      if (known instanceof BodyAbortedError) options.onBodyAborted?.(request as RouteRequest);
       return errorResponse(known ?? error, isSubmissionPost(request, options.basePath));
     },
     finally: [
@@ -62,7 +73,10 @@ export function createRouter(options: RouterOptions): ServiceRouter {
   adminRoutes(router, options.admin, options.adminSecret);
   hostedPageRoutes(router);
   openApiRoutes(router, options.basePath);
-  router.all("*", () => {
+  router.all("*", (request) => {
+    // A path some route serves with other methods is a 405 naming them (design.md §8).
+    const known = routesOfPath(router.routes, request.method, new URL(request.url).pathname);
+    if (known) throw new MethodNotAllowedError(known.methods);
     throw new NotFoundError("No such endpoint");
   });
   return router;
@@ -85,7 +99,9 @@ function asServiceError(error: unknown): ServiceError | null {
 function errorResponse(error: unknown, withActionSuccessful: boolean): Response {
   const { status, body } = errorEnvelope(error);
   // S2 reports its outcome in camel case as well, failures included (design.md §8).
-  return json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
+  const response = json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
+  if (error instanceof MethodNotAllowedError) response.headers.set("allow", error.allow.join(", "));
+  return response;
 }
 
 function isSubmissionPost(request: Request, basePath: string): boolean {

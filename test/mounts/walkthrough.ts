@@ -52,12 +52,12 @@ export async function startApp(
 }
 
 /**
- * The walk-through of the README over real HTTP under `<origin>/forms`: an account from the
- * admin API, a form with a file field, a multipart upload, a submission, then the file read
- * back through S4's link, S1's signed query and S5's container query.
+ * The walk-through of the README over real HTTP under `<origin><basePath>`: an account from
+ * the admin API (secret `admin`), a form with a file field, a multipart upload, a submission,
+ * then the file read back through S4's link, S1's signed query and S5's container query.
  */
-export async function walkThrough(origin: string): Promise<void> {
-  const base = `${origin}/forms`;
+export async function walkThrough(origin: string, basePath = "/forms"): Promise<void> {
+  const base = `${origin}${basePath}`;
   const call = async (path: string, init: RequestInit = {}) => {
     const response = await fetch(`${base}${path}`, init);
     const body = await response.json();

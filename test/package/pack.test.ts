@@ -95,6 +95,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
       );
       assert.doesNotMatch(file, /\.test\.|^dist\/(test|examples|bench)\//);
     }
+    assert.ok(files.includes("LICENSE"), "the MIT licence text ships with the package");
     for (const subpath of subpaths) {
       const entry = pkg.exports[subpath];
       assert.equal(

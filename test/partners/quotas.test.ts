@@ -47,10 +47,11 @@ describe("quotas of partner customers, walked through P4 → P1 → P2", () => {
     const env = await withSmallQuotas({ datalists: 1, entries: 3 });
     const list = await env.as("POST", "/api/restricted/datalist", { settings: { list_name: "A" } });
     assert.equal(list.status, 200);
-    assertQuotaExceeded(
-      await env.as("POST", "/api/restricted/datalist", { settings: { list_name: "B" } }),
-      "a second datalist",
-    );
+    const second = await env.as("POST", "/api/restricted/datalist", {
+      settings: { list_name: "B" },
+    });
+    assertQuotaExceeded(second, "a second datalist");
+    assert.match(second.body.message, /at most 1 datalist \(total_datalists_quota\)/);
     assert.equal((await env.as("GET", "/api/restricted/user/datalist")).body.results.length, 1);
     const entries = `/api/restricted/datalist/${list.body.id}/entry`;
     const two = await env.as("POST", entries, [{ entry_value: "a" }, { entry_value: "b" }]);

@@ -42,4 +42,14 @@ describe("standalone server configuration", () => {
     assert.throws(() => readConfig({ WEBHOOK_RETRY_BASE_MS: "soon" }), /WEBHOOK_RETRY_BASE_MS/);
     assert.throws(() => readConfig({ MAX_UPLOAD_BYTES: "-1" }), /MAX_UPLOAD_BYTES/);
   });
+
+  it("reads LOG_LEVEL, info by default, and lists the levels it allows otherwise", () => {
+    assert.equal(readConfig({}).logLevel, "info");
+    assert.equal(readConfig({ LOG_LEVEL: "debug" }).logLevel, "debug");
+    assert.equal(readConfig({ LOG_LEVEL: " WARN " }).logLevel, "warn");
+    assert.throws(() => readConfig({ LOG_LEVEL: "verbose" }), {
+      message:
+        'LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, not "verbose"',
+    });
+  });
 });

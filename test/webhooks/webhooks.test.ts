@@ -76,6 +76,18 @@ describe("W1-W3 submission webhooks", () => {
         },
         "http_header_value",
       ],
+      // Seen accepted, then failing every delivery without a word.
+      ...["é✓", "é", " padded", "tab\t", "nul\0"].map(
+        (value): [Record<string, unknown>, string] => [
+          {
+            webhook_name: "x",
+            webhook_url: "https://93.184.215.14/",
+            http_header_key: "X-Key",
+            http_header_value: value,
+          },
+          "http_header_value",
+        ],
+      ),
     ];
     for (const [body, path] of cases) {
       const { status, body: answer } = await env.addHook(body);

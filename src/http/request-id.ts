@@ -1,0 +1,30 @@
+/**
+ * Request ids: each request gets one, written on its log lines and echoed in the
+ * `X-Request-Id` response header, so that a client's report can be matched to the logs.
+ */
+
+/** 1 to 128 letters, digits and `_.:-`: the ids of proxies and tracers (UUIDs, `abc:1.2`). */
+const plainId = /^[\w.:-]{1,128}$/;
+
+/**
+ * The id of `request`: the `X-Request-Id` it came with when that is short and plain (a
+ * proxy in front or the client chose it, and keeping it ties their logs to ours); otherwise,
+ * or when absent, a new random UUID. A long or odd value is replaced rather than trimmed, so
+ * that nothing a client sends reaches the logs unchecked.
+ */
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id");
+  return given !== null && plainId.test(given) ? given : crypto.randomUUID();
+}
+
+/** `response` with `X-Request-Id: id`, copied first when its headers are read-only. */
+export function withRequestId(response: Response, id: string): Response {
+  try {
+    response.headers.set("x-request-id", id);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set("x-request-id", id);
+    return copy;
+  }
+}

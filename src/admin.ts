@@ -1,12 +1,29 @@
 import type { Context } from "./context.ts";
-import { createAccount, createToken, type IssuedToken, revokeToken } from "./domain/accounts.ts";
+import {
+  type AccountSummary,
+  accountTokens,
+  localAccounts,
+  type TokenSummary,
+} from "./domain/account-lists.ts";
+import {
+  createAccount,
+  createToken,
+  findAccount,
+  type IssuedToken,
+  revokeToken,
+} from "./domain/accounts.ts";
 import { createPartner, type IssuedPartner } from "./domain/partners.ts";
+import { NotFoundError } from "./errors.ts";
 import { parseWith } from "./http/parse.ts";
+import { parseGuid, parseUserId } from "./ids.ts";
 import { createAccountBody, createPartnerBody } from "./schemas/admin.ts";
 
+export type { AccountSummary, TokenSummary } from "./domain/account-lists.ts";
+
 /**
- * The programmatic admin API (**extension**, design.md §2): issues accounts, tokens and
- * partners. Embedders call it directly; the HTTP routes under `/api/admin` wrap it.
+ * The programmatic admin API (**extension**, design.md §2): issues, lists and revokes
+ * accounts' tokens, and registers partners. Embedders call it directly; the HTTP routes
+ * under `/api/admin` wrap it.
  */
 export interface AdminApi {
   /**
@@ -16,11 +33,26 @@ export interface AdminApi {
    */
   createAccount(input: { email: string }): Promise<IssuedToken & { email: string }>;
   /**
+   * Every local account, oldest first; partner customers are listed by P3 instead.
+   */
+  listAccounts(): Promise<AccountSummary[]>;
+  /**
    * Issues another token for an account.
-   * @throws {NotFoundError} when there is no such account.
+   * @throws {ValidationError} when `userId` is not a user id; {NotFoundError} when there is
+   *   no such account.
    */
   createToken(userId: string): Promise<IssuedToken>;
-  /** Revokes one token; the account's other tokens stay valid. @returns `false` if unknown. */
+  /**
+   * An account's tokens, oldest first: ids and dates, never a secret or its hash.
+   * @throws {ValidationError} when `userId` is not a user id; {NotFoundError} when there is
+   *   no such account.
+   */
+  listTokens(userId: string): Promise<TokenSummary[]>;
+  /**
+   * Revokes one token: it stops authenticating at once; the account's other tokens stay
+   * valid. @returns `false` if there is no such token (any more).
+   * @throws {ValidationError} when `tokenId` is not a GUID.
+   */
   revokeToken(tokenId: string): Promise<boolean>;
   /** Registers a partner platform and issues its credentials. */
   createPartner(input: { name: string }): Promise<IssuedPartner>;
@@ -34,8 +66,14 @@ export function createAdminApi(ctx: Context): AdminApi {
       const account = await createAccount(ctx, email);
       return { ...(await createToken(ctx, account.id)), email: account.email };
     },
-    createToken: (userId) => createToken(ctx, userId),
-    revokeToken: (tokenId) => revokeToken(ctx, tokenId.toLowerCase()),
+    listAccounts: () => localAccounts(ctx),
+    createToken: async (userId) => createToken(ctx, parseUserId(userId, "userId")),
+    async listTokens(userId) {
+      const id = parseUserId(userId, "userId");
+      if (!(await findAccount(ctx, id))) throw new NotFoundError("Account not found");
+      return accountTokens(ctx, id);
+    },
+    revokeToken: async (tokenId) => revokeToken(ctx, parseGuid(tokenId, "tokenId")),
     createPartner: (input) => createPartner(ctx, parseWith(createPartnerBody, input).name),
   };
 }

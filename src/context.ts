@@ -41,8 +41,15 @@ export const collections = {
   accounts: "accounts",
   /** E-mail → user id, to keep e-mails unique; partition and id: the normalised e-mail. */
   accountEmails: "account_emails",
+  /**
+   * Local accounts, listed for the admin API (partner customers are listed by P3 instead);
+   * one partition, `local`; id: the user id. See `account-lists.ts`.
+   */
+  localAccounts: "local_accounts",
   /** Account tokens; partition and id: the token id. */
   tokens: "tokens",
+  /** Which tokens each account holds, for the admin API; partition: the user id; id: token id. */
+  accountTokens: "account_tokens",
   /** Partners; partition and id: the partner id. */
   partners: "partners",
   /** Partner customers (P3–P5); partition: the partner id; id: the customer's user id. */

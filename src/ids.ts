@@ -32,3 +32,27 @@ export function parseGuid(raw: string | undefined, name: string): string {
   }
   return value;
 }
+
+const guid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const userIdPattern = new RegExp(`^(local|partner_${guid})\\|${guid}$`);
+
+/**
+ * Reads a user id (`local|<guid>` or `partner_<guid>|<guid>`, design.md §2) from a path
+ * segment, percent-encoded or not, and answers it in lower case.
+ * @throws {ValidationError} naming `name` when it is not a user id.
+ */
+export function parseUserId(raw: string | undefined, name: string): string {
+  let value = raw ?? "";
+  try {
+    value = decodeURIComponent(value);
+  } catch {
+    // Left as is: a malformed escape is not a user id either, and fails below.
+  }
+  value = value.trim().toLowerCase();
+  if (!userIdPattern.test(value)) {
+    throw new ValidationError(`${name} must be a user id such as local|<guid>`, [
+      { path: name, message: "must be <identity provider>|<guid>" },
+    ]);
+  }
+  return value;
+}

@@ -2,7 +2,7 @@
  * Formwork: the whole HTTP interface of a hosted form service, served by a framework-agnostic
  * `fetch` handler over pluggable storage ports.
  */
-export type { AdminApi } from "./admin.ts";
+export type { AccountSummary, AdminApi, TokenSummary } from "./admin.ts";
 export type { Caller } from "./auth/caller.ts";
 export type { Limits } from "./context.ts";
 export type { Device } from "./device.ts";

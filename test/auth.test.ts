@@ -112,7 +112,7 @@ describe("admin API over HTTP", () => {
     assert.equal(typeof partner.body.partner_secret, "string");
   });
 
-  it("answers 409 for a taken e-mail, 400 for a bad one, 404 for an unknown account", async () => {
+  it("answers 409 for a taken e-mail, 400 for a bad e-mail or user id, 404 for an unknown account", async () => {
     const { call } = await setup({ adminSecret: admin.AdminSecret });
     const first = await call("POST", "/api/admin/accounts", {
       headers: admin,
@@ -131,9 +131,16 @@ describe("admin API over HTTP", () => {
     });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.issues[0].path, "email");
-    const missing = await call("POST", "/api/admin/accounts/local%7Cnobody/tokens", {
+    const malformed = await call("POST", "/api/admin/accounts/local%7Cnobody/tokens", {
       headers: admin,
     });
+    assert.equal(malformed.status, 400);
+    assert.equal(malformed.body.issues[0].path, "userId");
+    const missing = await call(
+      "POST",
+      "/api/admin/accounts/local%7C01234567-89ab-7def-8123-456789abcdef/tokens",
+      { headers: admin },
+    );
     assert.equal(missing.status, 404);
     const partner = await call("POST", "/api/admin/partners", { headers: admin, body: {} });
     assert.equal(partner.status, 400);

@@ -1,88 +1,126 @@
 /**
  * The admin CLI: talks to a running standalone server through its admin API.
  *
+ *   npm run admin -- --help
  *   npm run admin -- create-account --email you@example.com
- *   npm run admin -- create-token --user-id 'local|…'
- *   npm run admin -- create-partner --name "Acme"
+ *   npm run admin -- list-tokens --user-id 'local|…'
+ *   npm run admin -- revoke-token --token-id …
  *
- * The server is `--url`, else `PUBLIC_URL`, else http://localhost:3000; the secret is
- * `--admin-secret`, else `ADMIN_SECRET`, else the file the server keeps in `DATA_DIR`.
+ * Run with the server's environment, it finds the server (`PUBLIC_URL`, else `HOST` and
+ * `PORT`) and its admin secret (`ADMIN_SECRET`, else the file in `DATA_DIR`) by itself.
+ * Exit codes: 0 done, 1 the server refused or could not be reached, 2 a usage error.
  */
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { adminSecretFile, readConfig } from "./config.ts";
-
-const usage = `usage: npm run admin -- <command> [options]
-  create-account --email <e-mail>   an account with its first token
-  create-token --user-id <user id>  another token for an account
-  create-partner --name <name>      a partner with its credentials
-options: --url <server url> --admin-secret <secret>`;
+import { type AdminCommand, commandNamed, commandUsage, usage } from "./admin-commands.ts";
+import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
+import { readConfig } from "./config.ts";
 
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    console.error(`admin: ${(error as Error).message}\n\n${usage()}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  const [name, ...rest] = positionals;
+  if (name === "help" || (values.help && !name)) {
+    const command = commandNamed(rest[0]);
+    if (rest.length > 1 || (rest[0] && !command)) {
+      console.error(`admin: unknown command ${rest.join(" ")}\n\n${usage()}`);
+      return 2;
+    }
+    console.log(command ? commandUsage(command) : usage());
+    return 0;
+  }
+  const command = commandNamed(name);
+  if (!command || rest.length > 0) {
+    const why = !name ? "" : command ? `unexpected ${rest[0]}` : `unknown command ${name}`;
+    console.error(`${why && `admin: ${why}\n\n`}${usage()}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(commandUsage(command));
+    return 0;
+  }
+  const value = command.option ? values[command.option.name] : "";
+  if (typeof value !== "string" || (command.option && value === "")) {
+    console.error(
+      `admin: ${command.name} needs --${command.option?.name}\n\n${commandUsage(command)}`,
+    );
+    return 2;
+  }
+  const config = readConfig(process.env);
+  const base = adminServerUrl(values.url, process.env, config);
+  const secret = await adminSecretOf(values["admin-secret"], config);
+  console.log(JSON.stringify(await send(command, value, base, secret), null, 2));
+  return 0;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
       email: { type: "string" },
       "user-id": { type: "string" },
+      "token-id": { type: "string" },
       name: { type: "string" },
       url: { type: "string" },
       "admin-secret": { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
-  const request = requestFor(positionals[0], values);
-  if (!request) {
-    console.error(usage);
-    return 2;
-  }
-  const config = readConfig(process.env);
-  const base = (values.url ?? config.publicUrl).replace(/\/+$/, "");
-  const secret =
-    values["admin-secret"] ?? config.adminSecret ?? (await readSecretFile(config.dataDir));
-  const response = await fetch(`${base}${request.path}`, {
-    method: "POST",
-    headers: { AdminSecret: secret, "content-type": "application/json" },
-    body: JSON.stringify(request.body),
-  });
-  console.log(JSON.stringify(await response.json(), null, 2));
-  return response.ok ? 0 : 1;
 }
 
-function requestFor(
-  command: string | undefined,
-  values: Record<string, string | boolean | undefined>,
-) {
-  const text = (name: string) =>
-    typeof values[name] === "string" ? (values[name] as string) : undefined;
-  if (command === "create-account" && text("email")) {
-    return { path: "/api/admin/accounts", body: { email: text("email") } };
-  }
-  if (command === "create-token" && text("user-id")) {
-    return {
-      path: `/api/admin/accounts/${encodeURIComponent(text("user-id") ?? "")}/tokens`,
-      body: {},
-    };
-  }
-  if (command === "create-partner" && text("name")) {
-    return { path: "/api/admin/partners", body: { name: text("name") } };
-  }
-  return null;
-}
-
-async function readSecretFile(dataDir: string): Promise<string> {
+/**
+ * Sends the command's request. @returns the server's JSON answer
+ * @throws {Error} saying what went wrong, in the operator's terms.
+ */
+async function send(command: AdminCommand, value: string, base: string, secret: AdminSecret) {
+  const { method, path, body } = command.request(value);
+  let response: Response;
   try {
-    return (await readFile(adminSecretFile(dataDir), "utf8")).trim();
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        AdminSecret: secret.secret,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    const why = code && code !== "ECONNREFUSED" ? ` (${code})` : "";
+    throw new Error(`no server answers at ${base}${why}; start it with npm start`);
+  }
+  const text = await response.text();
+  let answer: { message?: string; issues?: { path: string; message: string }[] };
+  try {
+    answer = JSON.parse(text);
   } catch {
+    throw new Error(`${base} answered ${response.status} with no JSON: is it a formwork server?`);
+  }
+  if (response.status === 401) {
     throw new Error(
-      `No admin secret: set ADMIN_SECRET, pass --admin-secret, or start the server once so it writes ${adminSecretFile(dataDir)}`,
+      `the server at ${base} refused the admin secret from ${secret.source} (401); pass the server's with --admin-secret or ADMIN_SECRET`,
     );
   }
+  if (!response.ok) {
+    const issues = (answer.issues ?? []).map((issue) => `\n  ${issue.path}: ${issue.message}`);
+    throw new Error(`${response.status}: ${answer.message ?? text}${issues.join("")}`);
+  }
+  return answer;
 }
 
+// exitCode rather than exit(): a piped stdout is written asynchronously on some systems.
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    process.exitCode = code;
+  },
   (error: unknown) => {
     console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    process.exitCode = 1;
   },
 );

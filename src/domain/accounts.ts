@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { StoreConflictError } from "../ports/store.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
+import { listLocalAccount, listToken, unlistToken } from "./account-lists.ts";
 
 /** An account that can hold tokens and own forms and datalists. */
 export interface AccountRecord extends Timestamps {
@@ -59,6 +60,16 @@ export async function createAccount(
     }
     throw error;
   }
+  if (provider === "local") {
+    try {
+      await listLocalAccount(ctx, account);
+    } catch (error) {
+      // An account the admin cannot list is not made at all: undo it, e-mail included.
+      await ctx.store.delete(collections.accountEmails, normalised, normalised);
+      await ctx.store.delete(collections.accounts, id, id);
+      throw error;
+    }
+  }
   return account;
 }
 
@@ -89,16 +100,32 @@ export async function createToken(ctx: Context, userId: string): Promise<IssuedT
   if (!(await findAccount(ctx, userId))) throw new NotFoundError("Account not found");
   const token_id = newId();
   const token_secret = newSecret();
-  await ctx.store.create<TokenRecord>(collections.tokens, token_id, {
+  const token: TokenRecord = {
     id: token_id,
     user_id: userId,
     secret_hash: hashSecret(token_secret),
     ...createdAt(ctx.now()),
-  });
+  };
+  await ctx.store.create<TokenRecord>(collections.tokens, token_id, token);
+  try {
+    await listToken(ctx, userId, token);
+  } catch (error) {
+    // A token that works but that no list shows could never be found to be revoked.
+    await ctx.store.delete(collections.tokens, token_id, token_id);
+    throw error;
+  }
   return { user_id: userId, token_id, token_secret };
 }
 
-/** Revokes one token. @returns `false` when there was no such token. */
+/**
+ * Revokes one token: it stops authenticating at once; the user's other tokens stay valid.
+ * @returns `false` when there was no such token.
+ */
 export async function revokeToken(ctx: Context, tokenId: string): Promise<boolean> {
-  return ctx.store.delete(collections.tokens, tokenId, tokenId);
+  const token = await ctx.store.get<TokenRecord>(collections.tokens, tokenId, tokenId);
+  if (!token) return false;
+  // The token first: should the list entry outlive it, it names a token that no longer works.
+  if (!(await ctx.store.delete(collections.tokens, tokenId, tokenId))) return false;
+  await unlistToken(ctx, token.record.user_id, tokenId);
+  return true;
 }

@@ -3,7 +3,7 @@ import { createAccountBody, createPartnerBody } from "../schemas/admin.ts";
 import { emailSchema } from "../schemas/common.ts";
 import { customerChangesBody, newCustomerBody } from "../schemas/partners.ts";
 import type { Operation } from "./operation.ts";
-import { actionResult, issuedPartner, issuedToken } from "./responses.ts";
+import { accountList, actionResult, issuedPartner, issuedToken, tokenList } from "./responses.ts";
 
 const partnerBase = "/api/restricted/partner";
 
@@ -77,6 +77,33 @@ export const serviceOperations: Operation[] = [
     response: { description: "The account's id, e-mail and token.", schema: issuedToken },
   },
   {
+    method: "get",
+    path: "/api/admin/accounts",
+    operationId: "listAccounts",
+    ref: "extension",
+    summary: "List the local accounts",
+    description:
+      "Oldest first; partner customers are listed by P3. Only when the service has an admin secret; 404 otherwise.",
+    tag: "Admin",
+    auth: "admin",
+    response: {
+      description: "Each account's user id, e-mail and creation date.",
+      schema: accountList,
+    },
+  },
+  {
+    method: "get",
+    path: "/api/admin/accounts/:userId/tokens",
+    operationId: "listTokens",
+    ref: "extension",
+    summary: "List an account's tokens",
+    description: "Oldest first; never a secret. 404 for an unknown account.",
+    tag: "Admin",
+    auth: "admin",
+    pathDescriptions: { userId: "The user id, percent-encoded (`local%7C…`)." },
+    response: { description: "Each token's id and creation date.", schema: tokenList },
+  },
+  {
     method: "post",
     path: "/api/admin/accounts/:userId/tokens",
     operationId: "createToken",
@@ -86,6 +113,21 @@ export const serviceOperations: Operation[] = [
     tag: "Admin",
     auth: "admin",
     response: { description: "The new token.", schema: issuedToken },
+  },
+  {
+    method: "delete",
+    path: "/api/admin/tokens/:tokenId",
+    operationId: "revokeToken",
+    ref: "extension",
+    summary: "Revoke a token",
+    description:
+      "The token stops authenticating at once; the account's other tokens stay valid. 404 for an unknown or already revoked token.",
+    tag: "Admin",
+    auth: "admin",
+    response: {
+      description: "`id` is the token id; `message` is `Token revoked`.",
+      schema: actionResult,
+    },
   },
   {
     method: "post",

@@ -63,6 +63,20 @@ export const issuedToken: NamedSchema = {
   }),
 };
 
+/** The local accounts, as the admin API lists them. */
+export const accountList: NamedSchema = {
+  name: "AccountList",
+  schema: v.array(
+    v.object({ user_id: v.string(), email: v.string(), created_date_utc: v.string() }),
+  ),
+};
+
+/** An account's tokens, as the admin API lists them: no secret, no hash. */
+export const tokenList: NamedSchema = {
+  name: "TokenList",
+  schema: v.array(v.object({ token_id: v.string(), created_date_utc: v.string() })),
+};
+
 /** A new partner's credentials from the admin API. */
 export const issuedPartner: NamedSchema = {
   name: "IssuedPartner",

@@ -2,7 +2,12 @@ import type { AdminApi } from "../admin.ts";
 import { hashSecret, secretMatches } from "../auth/secrets.ts";
 import { NotFoundError, UnauthorizedError } from "../errors.ts";
 import { readJson } from "../http/body.ts";
-import type { RouteRequest, ServiceRouter } from "../http/route-request.ts";
+import {
+  envelope,
+  guidParam,
+  type RouteRequest,
+  type ServiceRouter,
+} from "../http/route-request.ts";
 
 /**
  * The admin API over HTTP (**extension**), behind the `AdminSecret` header. Without a
@@ -22,19 +27,22 @@ export function adminRoutes(
   };
   router
     .all("/api/admin/*", guard)
+    .get("/api/admin/accounts", () => admin.listAccounts())
     .post("/api/admin/accounts", async (request, ctx) =>
       admin.createAccount((await readJson(request, ctx.limits.jsonBodyBytes)) as { email: string }),
     )
-    .post("/api/admin/accounts/:userId/tokens", (request) => admin.createToken(userIdOf(request)))
+    .get("/api/admin/accounts/:userId/tokens", (request) =>
+      admin.listTokens(request.params.userId ?? ""),
+    )
+    .post("/api/admin/accounts/:userId/tokens", (request) =>
+      admin.createToken(request.params.userId ?? ""),
+    )
+    .delete("/api/admin/tokens/:tokenId", async (request) => {
+      const tokenId = guidParam(request, "tokenId");
+      if (!(await admin.revokeToken(tokenId))) throw new NotFoundError("Token not found");
+      return envelope(tokenId, "Token revoked");
+    })
     .post("/api/admin/partners", async (request, ctx) =>
       admin.createPartner((await readJson(request, ctx.limits.jsonBodyBytes)) as { name: string }),
     );
-}
-
-function userIdOf(request: RouteRequest): string {
-  try {
-    return decodeURIComponent(request.params.userId ?? "");
-  } catch {
-    throw new NotFoundError("Account not found");
-  }
 }

@@ -247,4 +247,24 @@ describe("the service on Cosmos DB and Azure Blob Storage", () => {
     const forms = await call("GET", `/api/restricted/user/form?${account}`, onBehalf);
     assert.deepEqual(forms.body.accessible_form_ids_edit_access, [created.body.id]);
   });
+
+  it("lists accounts and tokens, and revokes a token, from the admin API's list partitions", async () => {
+    const admin = { headers: { AdminSecret: adminSecret } };
+    const dora = await env.account("dora@example.com");
+    const accounts = await call("GET", "/api/admin/accounts", admin);
+    assert.ok(accounts.body.some((a: { user_id: string }) => a.user_id === dora.user_id));
+    const tokens = `/api/admin/accounts/${encodeURIComponent(dora.user_id)}/tokens`;
+    const second = await call("POST", tokens, admin);
+    const listed = await call("GET", tokens, admin);
+    assert.deepEqual(
+      listed.body.map((t: { token_id: string }) => t.token_id),
+      [dora.token_id, second.body.token_id],
+    );
+    const revoked = await call("DELETE", `/api/admin/tokens/${dora.token_id}`, admin);
+    assert.equal(revoked.status, 200);
+    const path = "/api/restricted/user/form";
+    assert.equal((await call("GET", path, { as: dora })).status, 401);
+    assert.equal((await call("GET", path, { as: { ...dora, ...second.body } })).status, 200);
+    assert.equal((await call("GET", tokens, admin)).body.length, 1);
+  });
 });

@@ -14,8 +14,16 @@ export interface Downloads {
   storagePath: string;
   secret: Uint8Array;
   now(): Date;
+  /** The longest a link may still have to live when it is used, in milliseconds. */
+  maxLifetimeMs: number;
   open(container: string, name: string): Promise<OpenBlob | null>;
 }
+
+const refusals = {
+  invalid: "This link is not valid",
+  expired: "This link has expired",
+  too_long: "This link lives longer than this store allows",
+};
 
 const commonHeaders = {
   "x-content-type-options": "nosniff",
@@ -39,13 +47,16 @@ export async function serveDownload(
   if (rest.length > 0 || !isName(container) || !isName(name)) {
     return failure(new NotFoundError("No such file"));
   }
-  const check = checkQuery(downloads.secret, url.searchParams, container, name, downloads.now());
-  if (!check.ok) {
-    const expired = check.reason === "expired";
-    return failure(
-      new ForbiddenError(expired ? "This link has expired" : "This link is not valid"),
-    );
-  }
+  const { secret, maxLifetimeMs } = downloads;
+  const check = checkQuery(
+    secret,
+    url.searchParams,
+    container,
+    name,
+    downloads.now(),
+    maxLifetimeMs,
+  );
+  if (!check.ok) return failure(new ForbiddenError(refusals[check.reason]));
   const blob = await downloads.open(container, name);
   if (!blob) return failure(new NotFoundError("No such file"));
   const { contentType, contentDisposition } = downloadHeaders(blob.info, name);

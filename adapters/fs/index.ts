@@ -30,13 +30,21 @@ export interface FsBlobStoreOptions {
   signingSecret: string | Uint8Array;
   /** The clock that decides whether a link has expired. @default () => new Date() */
   now?: () => Date;
+  /**
+   * The longest a download link may live: a link whose expiry lies further ahead when it is
+   * used is refused (403) even when its signature is genuine. Keep the service's
+   * `limits.signedLinkSeconds` (15 minutes by default) below it.
+   * @default 604800 (7 days)
+   */
+  maxLinkLifetimeSeconds?: number;
 }
 
 /**
  * Creates an fs blob store over `options.directory`. Touches no file until the first call.
  * @throws {TypeError} naming the option when `directory` is not a non-empty string,
  * `storageUrl` is not an absolute URL with a path (not just `/`) and without query or
- * fragment, `signingSecret` is neither a string nor a `Uint8Array`, or `now` is not a function
+ * fragment, `signingSecret` is neither a string nor a `Uint8Array`, `now` is not a function,
+ * or `maxLinkLifetimeSeconds` is not a positive number
  * @throws {RangeError} when `signingSecret` is empty
  */
 export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
@@ -48,8 +56,13 @@ export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
     throw new TypeError("fs blob store: directory must be the path of a folder");
   }
   if (typeof now !== "function") throw new TypeError("fs blob store: now must be a function");
+  const { maxLinkLifetimeSeconds = 7 * 24 * 60 * 60 } = options;
+  if (!(Number.isFinite(maxLinkLifetimeSeconds) && maxLinkLifetimeSeconds > 0)) {
+    throw new TypeError("fs blob store: maxLinkLifetimeSeconds must be a positive number");
+  }
   const storageUrl = checkStorageUrl(options.storageUrl);
-  return new FsBlobStore(directory, storageUrl, checkSecret(options.signingSecret), now);
+  const secret = checkSecret(options.signingSecret);
+  return new FsBlobStore(directory, storageUrl, secret, now, maxLinkLifetimeSeconds * 1000);
 }
 
 /** `storageUrl` without its trailing slashes. */

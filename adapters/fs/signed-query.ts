@@ -25,7 +25,7 @@ interface SignedFields {
 }
 
 /** What a link unlocks once checked. */
-export type LinkCheck = { ok: true } | { ok: false; reason: "invalid" | "expired" };
+export type LinkCheck = { ok: true } | { ok: false; reason: "invalid" | "expired" | "too_long" };
 
 /** Signs a read link for one blob, or for every blob of `container` when `name` is omitted. */
 export function signQuery(
@@ -48,7 +48,8 @@ export function signQuery(
 
 /**
  * Checks that `query` is a current, genuine read link for blob `name` of `container`: a
- * blob link must have been signed for exactly that blob, a container link for its container.
+ * blob link must have been signed for exactly that blob, a container link for its container,
+ * and its expiry may lie at most `maxLifetimeMs` ahead of `now`.
  */
 export function checkQuery(
   secret: Uint8Array,
@@ -56,6 +57,7 @@ export function checkQuery(
   container: string,
   name: string,
   now: Date,
+  maxLifetimeMs: number,
 ): LinkCheck {
   const [sv, se, sr, sp, sig] = ["sv", "se", "sr", "sp", "sig"].map((key) => query.get(key));
   if (!sv || !se || !sr || !sp || !sig) return { ok: false, reason: "invalid" };
@@ -69,6 +71,9 @@ export function checkQuery(
   }
   const expiry = Date.parse(se);
   if (Number.isNaN(expiry) || expiry <= now.getTime()) return { ok: false, reason: "expired" };
+  // A genuine link that would outlive the cap was signed by a misconfigured or leaked key:
+  // no link of this store lives that long.
+  if (expiry - now.getTime() > maxLifetimeMs) return { ok: false, reason: "too_long" };
   return { ok: true };
 }
 

@@ -22,12 +22,14 @@ export class FsBlobStore implements BlobStore {
     private readonly storageUrl: string,
     private readonly secret: Uint8Array,
     now: () => Date,
+    maxLifetimeMs: number,
   ) {
     this.layout = new Layout(directory);
     this.downloads = {
       storagePath: new URL(storageUrl).pathname.replace(/\/+$/, ""),
       secret,
       now,
+      maxLifetimeMs,
       open: (container, name) => openBlobFile(this.layout.blob(container, name)),
     };
   }

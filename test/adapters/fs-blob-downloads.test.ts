@@ -4,6 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parse as parseDisposition } from "content-disposition";
+import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import {
   body,
   inAMinute,
@@ -160,6 +161,35 @@ describe("fs blob store downloads", () => {
     const expired = await serve(blobs, url);
     assert.equal(expired.status, 403);
     assert.equal((await expired.json()).message, "This link has expired");
+  });
+
+  it("refuses a genuine link that lives longer than the cap (7 days by default)", async () => {
+    const blobs = await store();
+    await blobs.put("c1", "b1", body("x"), info);
+    // Signed with the real key, as a leaked key or a bad setting would: it must not work.
+    const canonical = ["2026-11-01", "2099-01-01T00:00:00Z", "b", "r", "/c1/b1"].join("\n");
+    const sig = createHmac("sha256", signingSecret).update(canonical).digest("base64");
+    const query = new URLSearchParams({ sv: "2026-11-01", se: "2099-01-01T00:00:00Z" });
+    query.set("sr", "b");
+    query.set("sp", "r");
+    query.set("sig", sig);
+    const farFuture = await serve(blobs, `${blobs.blobUrl("c1", "b1")}?${query}`);
+    assert.equal(farFuture.status, 403);
+    assert.equal((await farFuture.json()).message, "This link lives longer than this store allows");
+    const week = 7 * 24 * 60 * 60 * 1000;
+    const inAWeek = await blobs.signedQuery("c1", "b1", new Date(Date.now() + week - 60_000));
+    assert.equal(await statusOf(blobs, blobs.blobUrl("c1", "b1") + inAWeek), 200);
+    const pastTheCap = await blobs.signedQuery("c1", "b1", new Date(Date.now() + week + 60_000));
+    assert.equal(await statusOf(blobs, blobs.blobUrl("c1", "b1") + pastTheCap), 403);
+    const short = await store({ maxLinkLifetimeSeconds: 30 });
+    await short.put("c1", "b1", body("x"), info);
+    const minute = short.blobUrl("c1", "b1") + (await short.signedQuery("c1", "b1", inAMinute()));
+    assert.equal(await statusOf(short, minute), 403);
+    assert.throws(
+      () =>
+        createFsBlobStore({ directory: "d", storageUrl, signingSecret, maxLinkLifetimeSeconds: 0 }),
+      /maxLinkLifetimeSeconds/,
+    );
   });
 
   it("answers 404 with the envelope for a genuine link to a missing blob", async () => {

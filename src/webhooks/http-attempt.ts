@@ -39,12 +39,21 @@ export function attemptDelivery(
   const signal = AbortSignal.any([timeout, options.signal]);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
-    const request = send(url, {
-      method: "POST",
-      headers,
-      signal,
-      lookup: options.allowPrivate ? undefined : publicOnlyLookup,
-    });
+    let request: ReturnType<typeof send>;
+    try {
+      request = send(url, {
+        method: "POST",
+        headers,
+        signal,
+        lookup: options.allowPrivate ? undefined : publicOnlyLookup,
+      });
+    } catch (error) {
+      // Node refuses to make the request at all (a header it will not send, say): no retry
+      // can help, and the delivery log must say why.
+      const reason = error instanceof Error ? error.message : String(error);
+      resolve({ kind: "refused", message: `the request could not be made: ${reason}` });
+      return;
+    }
     request.on("response", (response) => {
       response.resume();
       response.on("error", () => {});

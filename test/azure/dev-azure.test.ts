@@ -66,10 +66,21 @@ describe("npm run dev:azure", { timeout: 90_000 }, () => {
     npm.stderr.on("data", (chunk: Buffer) => {
       log.text += chunk;
     });
-    let family: number[] = [];
+    let stopped = false;
     after(async () => {
-      // Whatever happened above, nothing of this test outlives it.
-      for (const pid of await stillRunning([npm.pid ?? 0, ...family])) process.kill(pid, "SIGKILL");
+      // Whatever failed above, nothing of this test outlives it: npm leads its own process
+      // group (`detached`), which holds node and Azurite unless they left it.
+      if (!stopped && npm.pid) {
+        const live = npm.exitCode === null && npm.signalCode === null;
+        const pids = [-npm.pid, ...(live ? [...(await descendants(npm.pid)), npm.pid] : [])];
+        for (const pid of pids) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // Already gone.
+          }
+        }
+      }
       await rm(dataDir, { recursive: true, force: true });
     });
 
@@ -85,7 +96,7 @@ describe("npm run dev:azure", { timeout: 90_000 }, () => {
       storageUrl: blobEndpoint,
     });
 
-    family = await descendants(npm.pid as number);
+    const family = await descendants(npm.pid as number);
     assert.ok(family.length >= 2, `expected node and Azurite under npm: ${family}`);
     const exited = once(npm, "exit");
     npm.kill("SIGTERM");
@@ -97,5 +108,6 @@ describe("npm run dev:azure", { timeout: 90_000 }, () => {
       left = await stillRunning(family);
     }
     assert.deepEqual(left, [], `left running after SIGTERM:\n${log.text}`);
+    stopped = true;
   });
 });

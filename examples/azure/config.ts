@@ -14,6 +14,13 @@ export interface AzureConfig extends ServerConfig {
   cosmosDatabase: string;
   /** `COSMOS_CONTAINER`, default `formwork`. */
   cosmosContainer: string;
+  /**
+   * `COSMOS_ENDPOINT_DISCOVERY=0` turns the SDK's endpoint discovery off: requests then go to
+   * `COSMOS_ENDPOINT` itself rather than to the regions the account lists. Needed against an
+   * emulator that lists an address it does not serve (the Cosmos stand-in over plain HTTP
+   * lists `https://…`). Default on (`1`), which a multi-region account needs to fail over.
+   */
+  cosmosEndpointDiscovery: boolean;
   /** `AZURE_STORAGE_CONNECTION_STRING`: a connection string with the account key. */
   storageConnectionString: string;
   /**
@@ -44,6 +51,7 @@ export function readAzureConfig(env: NodeJS.ProcessEnv): AzureConfig {
     cosmosKey: required(env, "COSMOS_KEY"),
     cosmosDatabase: required(env, "COSMOS_DATABASE"),
     cosmosContainer: env.COSMOS_CONTAINER || "formwork",
+    cosmosEndpointDiscovery: flag(env, "COSMOS_ENDPOINT_DISCOVERY", true),
     storageConnectionString: required(env, "AZURE_STORAGE_CONNECTION_STRING"),
     customerTokenSecret: env.CUSTOMER_TOKEN_SECRET || undefined,
     trustProxy: env.TRUST_PROXY === "1",
@@ -54,4 +62,11 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (!value) throw new Error(`${name} must be set`);
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const value = env[name];
+  if (!value) return fallback;
+  if (value === "0" || value === "1") return value === "1";
+  throw new Error(`${name} must be 0 or 1, not ${JSON.stringify(value)}`);
 }

@@ -17,6 +17,7 @@ const service = createFormService({
     key: config.cosmosKey,
     databaseId: config.cosmosDatabase,
     containerId: config.cosmosContainer,
+    endpointDiscovery: config.cosmosEndpointDiscovery,
     createIfMissing: true,
   }),
   blobs: createAzureBlobStore({ connectionString: config.storageConnectionString }),

@@ -18,6 +18,20 @@ describe("the Azure server's configuration", () => {
     assert.equal(config.customerTokenSecret, undefined);
     assert.equal(config.trustProxy, true);
     assert.equal(config.port, 8080);
+    assert.equal(config.cosmosEndpointDiscovery, true);
+  });
+
+  it("turns the SDK's endpoint discovery off with COSMOS_ENDPOINT_DISCOVERY=0", () => {
+    const off = readAzureConfig({ ...complete, COSMOS_ENDPOINT_DISCOVERY: "0" });
+    assert.equal(off.cosmosEndpointDiscovery, false);
+    assert.equal(
+      readAzureConfig({ ...complete, COSMOS_ENDPOINT_DISCOVERY: "1" }).cosmosEndpointDiscovery,
+      true,
+    );
+    assert.throws(
+      () => readAzureConfig({ ...complete, COSMOS_ENDPOINT_DISCOVERY: "off" }),
+      /^Error: COSMOS_ENDPOINT_DISCOVERY must be 0 or 1, not "off"/,
+    );
   });
 
   it("names the variable that is missing or wrong", () => {

@@ -1,93 +1,21 @@
 /**
- * Azurite's blob service for tests: a child process from the `azurite` devDependency on a
- * free loopback port, in memory, stopped again after the test file.
+ * Azurite's blob service for tests: started by `examples/azure/emulators.ts` (in memory, on a
+ * free loopback port), stopped again after the test file, and killed if the process exits
+ * first.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { after } from "node:test";
+import { type Azurite, startAzurite as start } from "../../examples/azure/emulators.ts";
 
-/** Azurite's well-known development account (public, documented, for emulators only). */
-export const devAccount = {
-  name: "devstoreaccount1",
-  key: "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
-};
-
-/** A running Azurite blob service. */
-export interface Azurite {
-  /** The account's blob endpoint, e.g. `http://127.0.0.1:41234/devstoreaccount1`. */
-  blobEndpoint: string;
-  /** A connection string for the development account. */
-  connectionString: string;
-  stop(): Promise<void>;
-}
-
-const startTimeoutMs = 30_000;
+export { type Azurite, devAccount } from "../../examples/azure/emulators.ts";
 
 /** Starts Azurite's blob service; it is stopped after the test file. */
 export async function startAzurite(): Promise<Azurite> {
-  const main = join(
-    dirname(createRequire(import.meta.url).resolve("azurite/package.json")),
-    "dist/src/blob/main.js",
-  );
-  const args = ["--blobHost", "127.0.0.1", "--blobPort", "0", "--inMemoryPersistence"];
-  args.push("--skipApiVersionCheck", "--loose", "--silent", "--disableTelemetry");
-  // Coverage and test-runner settings of this process mean nothing to Azurite.
-  const { NODE_V8_COVERAGE: _, NODE_TEST_CONTEXT: __, ...env } = process.env;
-  const child = spawn(process.execPath, [main, ...args], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const stop = () => stopChild(child);
-  const killOnExit = () => child.kill("SIGKILL");
+  const azurite = await start();
+  const killOnExit = () => azurite.kill();
   process.once("exit", killOnExit);
   after(async () => {
     process.off("exit", killOnExit);
-    await stop();
+    await azurite.stop();
   });
-  const url = await listeningUrl(child);
-  const blobEndpoint = `${url}/${devAccount.name}`;
-  const connectionString = [
-    "DefaultEndpointsProtocol=http",
-    `AccountName=${devAccount.name}`,
-    `AccountKey=${devAccount.key}`,
-    `BlobEndpoint=${blobEndpoint};`,
-  ].join(";");
-  return { blobEndpoint, connectionString, stop };
-}
-
-/** Waits for Azurite's "listens on http://…" line and answers that URL. */
-function listeningUrl(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => fail("did not start in time"), startTimeoutMs);
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`azurite ${why}:\n${output}`));
-    };
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const match = /listens on (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (!match?.[1]) return;
-      clearTimeout(timer);
-      child.off("exit", exited);
-      resolve(match[1]);
-    };
-    const exited = (code: number | null) => fail(`exited with ${code}`);
-    child.stdout?.on("data", read);
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.once("exit", exited);
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-  await exited;
-  clearTimeout(timer);
+  return azurite;
 }

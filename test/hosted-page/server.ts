@@ -1,45 +1,12 @@
-import { access, constants, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { type Browser, chromium } from "playwright-core";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService, type FormService, type FormServiceOptions } from "../../src/index.ts";
 import type { Call } from "./fixture.ts";
-
-/** Debian's Chromium, which `.ci/install-chromium` installs. */
-export const chromiumPath = "/usr/bin/chromium";
-
-/**
- * Launches Debian's headless Chromium.
- * @throws {Error} naming the install script when Chromium is missing: the test fails, it is
- * never skipped.
- */
-export async function launchChromium(): Promise<Browser> {
-  try {
-    await access(chromiumPath, constants.X_OK);
-  } catch {
-    throw new Error(
-      `Chromium is missing at ${chromiumPath}: run \`bash .ci/install-chromium\` as root ` +
-        "(it installs Debian's chromium package; .ci/run does this in CI)",
-    );
-  }
-  return chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
 
 /**
  * The service over the memory store and the fs blob store in a fresh folder, on a real HTTP

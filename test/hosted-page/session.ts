@@ -3,7 +3,8 @@ import { mkdir } from "node:fs/promises";
 import { after, before } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import type { TestUser } from "../helpers.ts";
-import { launchChromium, startServer } from "./server.ts";
+import { launchChromium } from "./chromium.ts";
+import { startServer } from "./server.ts";
 
 /** Where the end-to-end tests leave their screenshots (ignored by git). */
 export const artifacts = new URL("../artifacts/", import.meta.url);
@@ -13,11 +14,11 @@ export const screenshot = (name: string) => new URL(name, artifacts).pathname;
 
 /**
  * A test file's browser session: the service on a real server with one account (`alice`),
- * and Debian's Chromium, both closed after the file's tests. Call it inside `describe`.
+ * and headless Chromium (see {@link launchChromium}), both closed after the file's tests. Call it inside `describe`.
  */
 export function browserSession() {
-  // Launched by the first page, so that a missing Chromium fails each test with the install
-  // hint (a failing `before` hook would only cancel them).
+  // Launched by the first page, so that a Chromium that cannot start fails each test with its
+  // reason (a failing `before` hook would only cancel them).
   let browser: Promise<Browser> | undefined;
   const session = {
     env: undefined as unknown as Awaited<ReturnType<typeof startServer>>,

@@ -54,7 +54,7 @@ describe("the Deno example, run by npm run example:deno", { timeout: 60_000 }, (
   });
 
   it("serves the walk-through at the root, upload and downloads included", async () => {
-    await walkThrough(running.origin, "");
+    await walkThrough(running.origin, { basePath: "" });
   });
 
   it("stops on SIGTERM, npm and Deno alike", async () => {

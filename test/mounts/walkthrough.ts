@@ -51,13 +51,23 @@ export async function startApp(
   };
 }
 
+/** Where {@link walkThrough} finds the interface and the files. */
+export interface WalkOptions {
+  /** The interface's path under the origin. @default "/forms" */
+  basePath?: string;
+  /** The server's `AdminSecret`. @default "admin" */
+  adminSecret?: string;
+  /** Where download links point, e.g. Azurite's blob endpoint. @default "<base>/storage" */
+  storageUrl?: string;
+}
+
 /**
  * The walk-through of the README over real HTTP under `<origin><basePath>`: an account from
- * the admin API (secret `admin`), a form with a file field, a multipart upload, a submission,
+ * the admin API, a form with a file field, a multipart upload, a submission,
  * then the file read back through S4's link, S1's signed query and S5's container query.
  */
-export async function walkThrough(origin: string, basePath = "/forms"): Promise<void> {
-  const base = `${origin}${basePath}`;
+export async function walkThrough(origin: string, options: WalkOptions = {}): Promise<void> {
+  const base = `${origin}${options.basePath ?? "/forms"}`;
   const call = async (path: string, init: RequestInit = {}) => {
     const response = await fetch(`${base}${path}`, init);
     const body = await response.json();
@@ -66,7 +76,7 @@ export async function walkThrough(origin: string, basePath = "/forms"): Promise<
   };
   const account = await call("/api/admin/accounts", {
     method: "POST",
-    headers: { AdminSecret: "admin", "content-type": "application/json" },
+    headers: { AdminSecret: options.adminSecret ?? "admin", "content-type": "application/json" },
     body: JSON.stringify({ email: "owner@example.com" }),
   });
   const auth = { TokenId: account.token_id, TokenSecret: account.token_secret };
@@ -98,7 +108,7 @@ export async function walkThrough(origin: string, basePath = "/forms"): Promise<
   });
   assert.equal(submission.message, "Submission posted successfully");
 
-  const blobUrl = `${base}/storage/${form.id}/${attachment.id}`;
+  const blobUrl = `${options.storageUrl ?? `${base}/storage`}/${form.id}/${attachment.id}`;
   const link = await call(`/api/restricted/form/${form.id}/submissionattachment/${attachment.id}`, {
     headers: auth,
   });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { walkThrough } from "../mounts/walkthrough.ts";
+import { assertWalkThroughWorked, runReadmeWalkThrough } from "../standalone/readme-walkthrough.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -50,7 +51,7 @@ async function stillRunning(pids: number[]): Promise<number[]> {
 }
 
 describe("npm run dev:azure", { timeout: 90_000 }, () => {
-  it("serves the walk-through on Azurite and the Cosmos stand-in; SIGTERM stops all of it", async () => {
+  it("serves the walk-throughs on Azurite and the Cosmos stand-in; SIGTERM stops all of it", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "formwork-dev-azure-"));
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
     const npm = spawn("npm", ["run", "dev:azure"], {
@@ -96,12 +97,25 @@ describe("npm run dev:azure", { timeout: 90_000 }, () => {
       storageUrl: blobEndpoint,
     });
 
+    // And the README's own curl walk-through, as written, partners included.
+    const port = new URL(origin as string).port;
+    const readme = await runReadmeWalkThrough({
+      PORT: port,
+      DATA_DIR: dataDir,
+      ADMIN_SECRET: "admin",
+    });
+    try {
+      await assertWalkThroughWorked(readme);
+    } finally {
+      await readme.cleanUp();
+    }
+
     const family = await descendants(npm.pid as number);
     assert.ok(family.length >= 2, `expected node and Azurite under npm: ${family}`);
     const exited = once(npm, "exit");
     npm.kill("SIGTERM");
     await exited;
-    assert.match(log.text, /SIGTERM, finishing pending writes/);
+    assert.match(log.text, /SIGTERM, finishing the requests in flight/);
     let left = family;
     for (let tries = 0; tries < 100 && left.length > 0; tries++) {
       await sleep(100);

@@ -53,7 +53,7 @@ export async function writeBlobFile(
     }
   }
   try {
-    await pipeline(chunks(), createWriteStream(path, { flags: "wx" }));
+    await pipeline(chunks(), createWriteStream(path, { flags: "wx", mode: 0o600 }));
     return bytes;
   } catch (error) {
     // Stops the sender too; a no-op when the body itself failed.

@@ -8,6 +8,9 @@
  * file into place; `deleteContainer` moves the folder to `<directory>/.trash/` and then
  * removes it. Names are letters, digits, `_` and `-` only, so none can leave `directory`.
  *
+ * Blobs are personal data: folders are made `0700`, files `0600`, and the first write sets
+ * `directory` itself to `0700`, so that no other local user can read them.
+ *
  * Single process only: the first write clears what a crash left in `.partial` and `.trash`,
  * which would also remove another process's writes in progress. Files are not fsynced.
  * @module

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, rename, rm, unlink } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { BlobInfo, BlobStore } from "../../src/ports/blob-store.ts";
 import { openBlobFile, writeBlobFile } from "./blob-file.ts";
@@ -109,9 +109,12 @@ export class FsBlobStore implements BlobStore {
   /** Once per store: clears what a crash left in the work folders, then creates them. */
   private prepare(): Promise<void> {
     this.ready ??= (async () => {
-      const { partial, trash } = this.layout;
+      const { partial, trash, root } = this.layout;
       await Promise.all([partial, trash].map((f) => rm(f, { recursive: true, force: true })));
-      await Promise.all([partial, trash].map((f) => mkdir(f, { recursive: true })));
+      await Promise.all([partial, trash].map((f) => mkdir(f, { recursive: true, mode: 0o700 })));
+      // The files are personal data: the owner alone may enter the folder, whatever mode an
+      // older version created it with.
+      await chmod(root, 0o700);
     })().catch((error: unknown) => {
       this.ready = undefined;
       throw fsBlobError(`cannot prepare ${this.layout.root}`, error);
@@ -123,7 +126,7 @@ export class FsBlobStore implements BlobStore {
   private async publish(temporary: string, target: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await mkdir(dirname(target), { recursive: true });
+        await mkdir(dirname(target), { recursive: true, mode: 0o700 });
         await rename(temporary, target);
         return;
       } catch (error) {

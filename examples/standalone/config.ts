@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type LogLevel, logLevels } from "./logger.ts";
 
@@ -105,6 +105,15 @@ export function resolveCustomerTokenSecret(config: ServerConfig): Promise<string
   return keptSecret(config.dataDir, join(config.dataDir, "customer-token-secret"));
 }
 
+/**
+ * Creates the data folder, or closes an existing one, to its owner (`0700`): it holds
+ * submissions, which are personal data, and the service's secrets.
+ */
+export async function secureDataDir(config: ServerConfig): Promise<void> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await chmod(config.dataDir, 0o700);
+}
+
 async function keptSecret(dataDir: string, file: string): Promise<string> {
   try {
     return (await readFile(file, "utf8")).trim();
@@ -112,7 +121,7 @@ async function keptSecret(dataDir: string, file: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   const secret = randomBytes(32).toString("base64url");
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
   return secret;
 }

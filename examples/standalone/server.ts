@@ -10,10 +10,12 @@ import {
   resolveAdminSecret,
   resolveCustomerTokenSecret,
   resolveSigningSecret,
+  secureDataDir,
 } from "./config.ts";
 import { optionsFrom, serveUntilStopped } from "./serve.ts";
 
 const config = readConfig(process.env);
+await secureDataDir(config);
 const service = createFormService({
   store: createLowdbStore({ directory: `${config.dataDir}/records` }),
   blobs: createFsBlobStore({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
@@ -96,6 +96,17 @@ describe("fs blob store", () => {
     });
     assert.ok(cancelled, "the body was cancelled");
     assert.equal(await blobs.get("c1", "b1"), null);
+  });
+
+  it("keeps blobs from other local users: folders 0700, files 0600", async () => {
+    const directory = join(await tempDir(), "files");
+    await mkdir(directory, { mode: 0o755 }); // as an older version left it
+    const blobs = await store({ directory });
+    await blobs.put("c1", "b1", body("personal data"), info);
+    const mode = async (path: string) => (await stat(path)).mode & 0o777;
+    assert.equal(await mode(directory), 0o700);
+    assert.equal(await mode(join(directory, "c1")), 0o700);
+    assert.equal(await mode(join(directory, "c1", "b1")), 0o600);
   });
 
   it("touches no file before the first write", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -57,6 +57,7 @@ describe("standalone server", () => {
   it("makes an admin secret of its own for the admin CLI when none is set", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "formwork-server-"));
     dirs.push(dataDir);
+    await chmod(dataDir, 0o755); // as an older version, or a hand-made folder, left it
     const server = await start({ DATA_DIR: dataDir, ADMIN_SECRET: "" });
     try {
       const cli = spawn(
@@ -87,6 +88,10 @@ describe("standalone server", () => {
       const code = await new Promise((resolve) => cli.on("exit", resolve));
       assert.equal(code, 0, out);
       assert.equal(JSON.parse(out).email, "cli@example.com");
+      // Secrets and personal data are the owner's alone.
+      const mode = async (path: string) => (await stat(path)).mode & 0o777;
+      assert.equal(await mode(dataDir), 0o700);
+      assert.equal(await mode(join(dataDir, "admin-secret")), 0o600);
     } finally {
       await stop(server.child);
     }

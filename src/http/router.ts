@@ -21,7 +21,8 @@ import { openApiRoutes } from "../routes/openapi.ts";
 import { partnerRoutes } from "../routes/partners.ts";
 import { submissionRoutes } from "../routes/submissions.ts";
 import { webhookRoutes } from "../routes/webhooks.ts";
-import { countRequest, RateLimitedError, type RateLimits } from "./rate-limits.ts";
+import { countRequest } from "./rate-limit-stage.ts";
+import { RateLimitedError, type RateLimits } from "./rate-limits.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
 import { routesOfPath } from "./route-table.ts";
 

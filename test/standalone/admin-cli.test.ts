@@ -3,7 +3,6 @@
  * another child process on a temporary DATA_DIR, finding both by the server's settings.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,38 +11,21 @@ import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { commands } from "../../examples/standalone/admin-commands.ts";
 import { adminServerUrl, localServerUrl } from "../../examples/standalone/admin-target.ts";
 import { readConfig } from "../../examples/standalone/config.ts";
+import { type CommandRun, runCommand } from "../run-command.ts";
 import { freePort, root, start, stop } from "./server-process.ts";
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `command` in the project folder with `env` added to a clean server environment. */
-function run(command: string[], env: Record<string, string>): Promise<Run> {
+function run(command: string[], env: Record<string, string>): Promise<CommandRun> {
   const clean = { ...process.env };
   for (const name of ["PUBLIC_URL", "ADMIN_SECRET", "HOST", "PORT", "DATA_DIR"]) delete clean[name];
-  const child = spawn(command[0] ?? "", command.slice(1), {
-    cwd: root,
-    env: { ...clean, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  const [program = "", ...args] = command;
+  return runCommand(program, args, { cwd: root, env: { ...clean, ...env } });
 }
 
 const cliScript = "examples/standalone/admin-cli.ts";
 
 /** Runs the admin CLI with `args`, as `npm run admin` does but without npm's own lines. */
-function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
+function admin(args: string[], env: Record<string, string> = {}): Promise<CommandRun> {
   const node = [process.execPath, "--conditions=formwork-source", "--import", "tsx"];
   return run([...node, cliScript, ...args], env);
 }

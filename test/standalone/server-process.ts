@@ -2,7 +2,7 @@
  * The standalone server as a child process, for the smoke tests: started by the benches'
  * `startServer`, so with the Node flags `npm start` uses, on any free port by default.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import {
   root,
@@ -10,6 +10,8 @@ import {
   serverArgs,
   startServer,
 } from "../../bench/standalone-process.ts";
+
+import { type CommandRun, runCommand } from "../run-command.ts";
 
 export { freePort, listeningOn, root } from "../../bench/standalone-process.ts";
 
@@ -26,22 +28,8 @@ export async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 /** Runs the server with `env` added until it exits by itself. @returns its exit code and output */
-export async function runToExit(env: Record<string, string>) {
-  const child = spawn(process.execPath, serverArgs(), {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
-  return { code, stdout, stderr };
+export function runToExit(env: Record<string, string>): Promise<CommandRun> {
+  return runCommand(process.execPath, serverArgs(), { cwd: root, env: { ...process.env, ...env } });
 }
 
 /** The pids of the children of `pid` (Linux: from `/proc`). */

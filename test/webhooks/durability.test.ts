@@ -6,9 +6,9 @@ import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import type { Store } from "../../src/ports/store.ts";
-import { formInput, request, type TestUser } from "../helpers.ts";
+import { request } from "../helpers.ts";
 import { eventually, startReceiver } from "./receiver.ts";
-import { webhookService, withWebhookForm } from "./setup.ts";
+import { formWithHook, webhookService, withWebhookForm } from "./setup.ts";
 
 /** A store several services share, as instances over one Cosmos database would. */
 function sharedStore(store: Store): Store {
@@ -25,30 +25,6 @@ function bind(store: Store): Store {
     deletePartition: store.deletePartition.bind(store),
     close: store.close.bind(store),
   };
-}
-
-async function formWithHook(service: ReturnType<typeof webhookService>, url: string) {
-  const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
-  const field = { unique_system_name: "name_1", type: "text", label: "Name" };
-  const form = await request(service, "POST", "/api/restricted/form", {
-    as: alice,
-    body: formInput("Hooks", [field]),
-  });
-  const hook = await request(
-    service,
-    "POST",
-    `/api/restricted/form/${form.body.id}/submissionwebhook`,
-    {
-      as: alice,
-      body: { webhook_name: "r", webhook_url: url },
-    },
-  );
-  assert.equal(hook.status, 200);
-  const submit = (name: string) =>
-    request(service, "POST", `/api/form/${form.body.id}/submission`, {
-      body: { form_fields: [{ unique_system_name: "name_1", submitted_value: name }] },
-    });
-  return { alice, formId: form.body.id as string, webhookId: hook.body.id as string, submit };
 }
 
 describe("durable webhook deliveries", () => {

@@ -58,3 +58,28 @@ export async function withWebhookForm(options: WebhookServiceOptions = {}) {
     (await call("GET", `${hooks}/${webhookId}/deliveries`, { as: alice })).body.results;
   return { service, alice, call, formId, hooks, addHook, submit, deliveries };
 }
+
+/** On `service`: an owner, a form with one text field and a webhook to `url`, and a submit. */
+export async function formWithHook(service: FormService, url: string) {
+  const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
+  const field = { unique_system_name: "name_1", type: "text", label: "Name" };
+  const form = await request(service, "POST", "/api/restricted/form", {
+    as: alice,
+    body: formInput("Hooks", [field]),
+  });
+  const hook = await request(
+    service,
+    "POST",
+    `/api/restricted/form/${form.body.id}/submissionwebhook`,
+    {
+      as: alice,
+      body: { webhook_name: "r", webhook_url: url },
+    },
+  );
+  assert.equal(hook.status, 200);
+  const submit = (name: string) =>
+    request(service, "POST", `/api/form/${form.body.id}/submission`, {
+      body: { form_fields: [{ unique_system_name: "name_1", submitted_value: name }] },
+    });
+  return { alice, formId: form.body.id as string, webhookId: hook.body.id as string, submit };
+}

@@ -6,8 +6,8 @@ import { collections } from "../../src/context.ts";
 import { type OutboxEntry, outboxPartition } from "../../src/domain/webhook-outbox.ts";
 import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
 import { type HoldMatch, heldStore } from "../held-store.ts";
-import { formInput, request, type TestUser } from "../helpers.ts";
 import { startReceiver } from "./receiver.ts";
+import { formWithHook } from "./setup.ts";
 
 /**
  * A service with a form and a webhook whose store holds the answer of `match` once an S2
@@ -27,23 +27,9 @@ async function stopWhileHeld(match: HoldMatch) {
     webhookPollMs: 60_000,
     onError: (error) => errors.push(error),
   });
-  const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
-  const field = { unique_system_name: "name_1", type: "text", label: "Name" };
-  const form = await request(service, "POST", "/api/restricted/form", {
-    as: alice,
-    body: formInput("Hooks", [field]),
-  });
-  const hook = await request(
-    service,
-    "POST",
-    `/api/restricted/form/${form.body.id}/submissionwebhook`,
-    { as: alice, body: { webhook_name: "r", webhook_url: receiver.url } },
-  );
-  assert.equal(hook.status, 200);
+  const { submit } = await formWithHook(service, receiver.url);
   const hold = held.hold(match);
-  const submitted = await request(service, "POST", `/api/form/${form.body.id}/submission`, {
-    body: { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] },
-  });
+  const submitted = await submit("Ada");
   assert.equal(submitted.status, 200);
   await hold.reached;
   const closing = service.close();

@@ -18,6 +18,13 @@ import {
   tempDir,
 } from "./fs-blob-fixture.ts";
 
+/** A blob link for `resource` signed with the store's real key, whatever its expiry. */
+function signWithTheKey(resource: string, se: string): URLSearchParams {
+  const canonical = ["2026-11-01", se, "b", "r", resource].join("\n");
+  const sig = createHmac("sha256", signingSecret).update(canonical).digest("base64");
+  return new URLSearchParams({ sv: "2026-11-01", se, sr: "b", sp: "r", sig });
+}
+
 describe("fs blob store downloads", () => {
   it("serves nothing outside its folder, whatever the URL", async () => {
     const parent = await tempDir();
@@ -33,13 +40,7 @@ describe("fs blob store downloads", () => {
       assert.equal((await serve(blobs, storageUrl + path + query)).status, 404, path);
     }
     // Even a link genuinely signed for a path trick opens nothing.
-    const canonical = ["2026-11-01", "2099-01-01T00:00:00Z", "b", "r", "/../secret"].join("\n");
-    const sig = createHmac("sha256", signingSecret).update(canonical).digest("base64");
-    const forged = new URLSearchParams({ sv: "2026-11-01", se: "2099-01-01T00:00:00Z" });
-    forged.set("sr", "b");
-    forged.set("sp", "r");
-    forged.set("sig", sig);
-    const url = `${storageUrl}/..%2Fsecret/x?${forged}`;
+    const url = `${storageUrl}/..%2Fsecret/x?${signWithTheKey("/../secret", "2099-01-01T00:00:00Z")}`;
     assert.equal((await serve(blobs, url)).status, 404);
   });
 
@@ -167,12 +168,7 @@ describe("fs blob store downloads", () => {
     const blobs = await store();
     await blobs.put("c1", "b1", body("x"), info);
     // Signed with the real key, as a leaked key or a bad setting would: it must not work.
-    const canonical = ["2026-11-01", "2099-01-01T00:00:00Z", "b", "r", "/c1/b1"].join("\n");
-    const sig = createHmac("sha256", signingSecret).update(canonical).digest("base64");
-    const query = new URLSearchParams({ sv: "2026-11-01", se: "2099-01-01T00:00:00Z" });
-    query.set("sr", "b");
-    query.set("sp", "r");
-    query.set("sig", sig);
+    const query = signWithTheKey("/c1/b1", "2099-01-01T00:00:00Z");
     const farFuture = await serve(blobs, `${blobs.blobUrl("c1", "b1")}?${query}`);
     assert.equal(farFuture.status, 403);
     assert.equal((await farFuture.json()).message, "This link lives longer than this store allows");

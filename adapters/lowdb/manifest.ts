@@ -68,9 +68,9 @@ export class Manifest {
     return { low, high: this.entries[index + 1]?.low };
   }
 
-  /** Lists a segment split off the one at `index - 1`. */
-  insert(index: number, entry: ManifestEntry): void {
-    this.#db.data.segments.splice(index, 0, entry);
+  /** Lists segments split off the one at `index - 1`, in id order. */
+  insert(index: number, entries: ManifestEntry[]): void {
+    this.#db.data.segments.splice(index, 0, ...entries);
   }
 
   /**
@@ -85,13 +85,24 @@ export class Manifest {
     if (removed && next) next.low = index === 0 ? "" : removed.low;
   }
 
-  /** Only restructuring writes the manifest, and it waits for the write before going on. */
-  async write(): Promise<void> {
+  /** A copy of the segment list, for {@link restore}. */
+  save(): ManifestEntry[] {
+    return structuredClone(this.#db.data.segments);
+  }
+
+  /** Puts back a list from {@link save}, after a restructuring whose write failed. */
+  restore(segments: ManifestEntry[]): void {
+    this.#db.data.segments = segments;
+  }
+
+  /** Only compaction's restructuring writes the manifest, waiting for the write. */
+  async write(): Promise<string> {
     try {
       await this.#db.write();
     } catch (cause) {
       throw lowdbError(`cannot write ${this.#path}`, cause);
     }
+    return this.#path;
   }
 }
 

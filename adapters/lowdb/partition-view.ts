@@ -47,6 +47,17 @@ export class PartitionView {
     return segments;
   }
 
+  /** Whether a loaded segment holds changes its file does not. */
+  get dirty(): boolean {
+    for (const segment of this.#loaded.values()) if (segment.dirty) return true;
+    return false;
+  }
+
+  /** The segment at `index` of the manifest, if it is loaded. */
+  loadedAt(manifest: Manifest, index: number): Segment | undefined {
+    return this.#loaded.get(join(this.#folder, (manifest.entries[index] as ManifestEntry).file));
+  }
+
   /** Keeps a segment created by a split. */
   remember(segment: Segment): void {
     this.#loaded.set(segment.path, segment);

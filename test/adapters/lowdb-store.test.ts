@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import {
   access,
+  cp,
   mkdir,
   mkdtemp,
   readdir,
@@ -96,6 +97,16 @@ async function inspect(store: Store, collection: string, partition: string, id: 
     else if (change.id === id) found = change.record ?? undefined;
   }
   return found;
+}
+
+/** A copy of a store's files as a kill -9 would leave them, under a new directory. */
+async function crashCopy(directory: string): Promise<string> {
+  const copy = await tempDir();
+  await cp(directory, copy, { recursive: true });
+  const dead = spawn(process.execPath, ["-e", ""]);
+  await once(dead, "exit");
+  await writeFile(join(copy, "formwork.lock", "formwork.pid"), String(dead.pid));
+  return copy;
 }
 
 /** The record counts of a partition's segment files, read from disk. */
@@ -242,6 +253,48 @@ describe("lowdb store", () => {
     assert.equal(owner, String(process.pid));
     await second.close();
     await assert.rejects(access(join(directory, "formwork.lock")), { code: "ENOENT" });
+  });
+
+  it("replays the journal after a crash, dropping a torn tail with a warning", async () => {
+    const directory = await tempDir();
+    const store = open(directory);
+    await store.create<Row>("t", "p", { id: "kept", n: 1 });
+    await store.create<Row>("t", "p", { id: "torn", n: 2 });
+    // What a kill -9 leaves: the files as written so far, and the lock of a dead process.
+    const crashed = await crashCopy(directory);
+    await store.close();
+    const journal = join(crashed, "journal-000000000001.log");
+    const bytes = await readFile(journal);
+    await writeFile(journal, bytes.subarray(0, bytes.length - 5));
+    const warnings: string[] = [];
+    const again = createLowdbStore({ directory: crashed, warn: (w) => warnings.push(w) });
+    assert.equal((await again.get<Row>("t", "p", "kept"))?.record.n, 1);
+    assert.equal(await again.get("t", "p", "torn"), null);
+    assert.match(warnings.join("\n"), /dropped the last \d+ bytes of .*journal-000000000001\.log/);
+    await again.create<Row>("t", "p", { id: "after", n: 3 });
+    await again.close();
+    const last = createLowdbStore({ directory: crashed, warn: (w) => warnings.push(w) });
+    assert.deepEqual(
+      (await last.query<Row>("t", "p")).items.map((r) => r.id),
+      ["after", "kept"],
+    );
+    await last.close();
+    assert.equal(warnings.length, 1);
+  });
+
+  it("stops the start on a corrupt snapshot the journal needs, naming the file", async () => {
+    const directory = await tempDir();
+    let store = open(directory);
+    await store.create<Row>("t", "p", { id: "x", n: 1 });
+    store = await reopen(store);
+    await store.create<Row>("t", "p", { id: "y", n: 2 });
+    const crashed = await crashCopy(directory);
+    await store.close();
+    const snapshot = join(crashed, "t", "p", "0.json");
+    await writeFile(snapshot, '{ "records": ');
+    const again = createLowdbStore({ directory: crashed });
+    await assert.rejects(again.open(), (e: Error) => e.message.includes(snapshot));
+    await again.close();
   });
 
   it("touches no file before the first call", async () => {

@@ -1,18 +1,18 @@
 /**
- * The embedded, file-backed `Store`: JSON files written through lowdb, one folder per
- * (collection, partition), records split by id range into segment files listed by a small
- * manifest. A call reads or writes only the files of its own partition and, except for a
- * query or a partition delete, only the one segment owning its id, so its cost does not grow
- * with the data. Loaded segments stay in memory (up to a bound) and a write resolves once
- * its segment file is written, atomically (temp file and rename, by lowdb's steno). Files
- * are not fsynced: an acknowledged write survives a crash of the process, and only the
- * operating system's own guarantees cover a crash of the machine.
+ * The embedded, file-backed `Store`: a journal and JSON snapshots written through lowdb, in
+ * one directory that one process at a time may open (see `lock.ts`).
  *
- * Single process only: the store trusts its in-memory view of the files, and etag checks
- * are atomic only within the process, so two processes sharing a directory would overwrite
- * each other's writes. Give each process its own directory.
+ * Writes: a change is made in memory, appended to the journal (`journal.ts`: one CRC-checked
+ * line per change, concurrent changes in one `write`), and acknowledged once its batch is
+ * written, or also `fdatasync`ed with `durability: "machine"`. Reads come from memory.
  *
- * Layout: `<directory>/<collection>/<partition>/` with `0.json`, the first segment, further
+ * Snapshots: each (collection, partition) has a folder of segment files, records split by
+ * id range and listed by a small manifest, loaded on first use and kept up to a bound.
+ * Compaction (`compactor.ts`) writes the segments the journal changed, then deletes the
+ * journal files they cover. Start replays what is left of the journal.
+ *
+ * Layout: `<directory>/journal-<n>.log`, `<directory>/formwork.lock/` (the lock, with the
+ * holder's pid), and `<directory>/<collection>/<partition>/` with `0.json`, further
  * `<uuid>.json` segments once it splits, and `manifest.json` listing the segments in id
  * order. Names are escaped (see `encodeName`) so that no name can leave `directory`.
  * @module

@@ -11,10 +11,10 @@
  * Compaction (`compactor.ts`) writes the segments the journal changed, then deletes the
  * journal files they cover. Start replays what is left of the journal.
  *
- * Layout: `<directory>/journal-<n>.log`, `<directory>/formwork.lock/` (the lock, with the
- * holder's pid), and `<directory>/<collection>/<partition>/` with `0.json`, further
- * `<uuid>.json` segments once it splits, and `manifest.json` listing the segments in id
- * order. Names are escaped (see `encodeName`) so that no name can leave `directory`.
+ * Layout: `<directory>/journal-<n>.log`, `<directory>/formwork.lock/` (the lock),
+ * `<directory>/formwork.pid` (its holder), and `<directory>/<collection>/<partition>/` with
+ * `0.json`, further `<uuid>.json` segments once it splits, and `manifest.json` listing the
+ * segments in id order. Names are escaped (see `encodeName`) so that no name can leave `directory`.
  * @module
  */
 import type { Durability } from "./journal.ts";

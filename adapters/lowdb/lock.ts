@@ -6,7 +6,10 @@ import { removeFile } from "./folders.ts";
 
 /** The lock folder proper-lockfile creates inside the store's directory. */
 export const LOCK_FOLDER = "formwork.lock";
-/** The file, inside the lock folder, naming the process that holds the lock. */
+/**
+ * The file naming the process that holds the lock. It lies beside the lock folder: a file
+ * written inside would change the folder's mtime, which proper-lockfile takes for a takeover.
+ */
 export const OWNER_FILE = "formwork.pid";
 
 // proper-lockfile refreshes the lock folder's mtime every UPDATE ms and treats a folder
@@ -34,8 +37,9 @@ export class StoreLockedError extends Error {
 
 /**
  * Takes the directory's lock for this process: proper-lockfile's lock folder (an atomic
- * `mkdir`), then this process's pid in a file inside that folder, so that the pid lives and
- * dies with the lock.
+ * `mkdir`), then this process's pid in `formwork.pid`. Releasing removes the pid first, and
+ * a takeover removes it before the folder, so a pid file without a folder is never read and
+ * a fresh folder never shows the pid of the owner it replaced.
  *
  * A lock left by a killed process is taken over at once when its pid names a process that
  * no longer runs, or when the folder went stale (no refresh for 10 s, e.g. the pid was
@@ -62,10 +66,11 @@ export async function lockDirectory(
   for (let takeovers = 0; ; ) {
     try {
       const release = await lock(directory, options);
-      await writeOwner(folder);
+      await writeOwner(directory);
       return async () => {
-        await removeFile(join(folder, OWNER_FILE));
-        await release();
+        await removeFile(join(directory, OWNER_FILE));
+        // After a compromise proper-lockfile has let go already (ERELEASED).
+        await release().catch(() => {});
       };
     } catch (error) {
       // ENOTEMPTY: proper-lockfile found the folder stale and could not rmdir it (our pid).
@@ -73,13 +78,13 @@ export async function lockDirectory(
       if (code !== "ELOCKED" && code !== "ENOTEMPTY") {
         throw lowdbError(`cannot lock ${directory}`, error);
       }
-      const { owner, stale } = await inspectLock(folder);
+      const { owner, stale } = await inspectLock(directory, folder);
       if (owner !== undefined && isAlive(owner) && !stale) {
         throw new StoreLockedError(directory, owner);
       }
       if ((owner !== undefined || stale) && takeovers < TAKEOVERS) {
         takeovers++;
-        await removeFile(join(folder, OWNER_FILE));
+        await removeFile(join(directory, OWNER_FILE));
         await removeLockFolder(folder);
       } else if (Date.now() > deadline) {
         throw lowdbError(`cannot lock ${directory}: its lock stays held by no known process`);
@@ -90,16 +95,19 @@ export async function lockDirectory(
   }
 }
 
-async function writeOwner(folder: string): Promise<void> {
+async function writeOwner(directory: string): Promise<void> {
   try {
-    await writeFile(join(folder, OWNER_FILE), String(process.pid));
+    await writeFile(join(directory, OWNER_FILE), String(process.pid));
   } catch (cause) {
-    throw lowdbError(`cannot write ${join(folder, OWNER_FILE)}`, cause);
+    throw lowdbError(`cannot write ${join(directory, OWNER_FILE)}`, cause);
   }
 }
 
 /** The pid in a lock folder (if any) and whether the folder went unrefreshed too long. */
-async function inspectLock(folder: string): Promise<{ owner?: number; stale: boolean }> {
+async function inspectLock(
+  directory: string,
+  folder: string,
+): Promise<{ owner?: number; stale: boolean }> {
   let stale: boolean;
   try {
     stale = (await stat(folder)).mtimeMs < Date.now() - STALE;
@@ -108,7 +116,7 @@ async function inspectLock(folder: string): Promise<{ owner?: number; stale: boo
     throw lowdbError(`cannot read the lock ${folder}`, cause);
   }
   try {
-    const pid = Number.parseInt(await readFile(join(folder, OWNER_FILE), "utf8"), 10);
+    const pid = Number.parseInt(await readFile(join(directory, OWNER_FILE), "utf8"), 10);
     return Number.isInteger(pid) && pid > 0 ? { owner: pid, stale } : { stale };
   } catch (cause) {
     if (isNotFound(cause)) return { stale };

@@ -105,7 +105,7 @@ async function crashCopy(directory: string): Promise<string> {
   await cp(directory, copy, { recursive: true });
   const dead = spawn(process.execPath, ["-e", ""]);
   await once(dead, "exit");
-  await writeFile(join(copy, "formwork.lock", "formwork.pid"), String(dead.pid));
+  await writeFile(join(copy, "formwork.pid"), String(dead.pid));
   return copy;
 }
 
@@ -242,17 +242,22 @@ describe("lowdb store", () => {
       e instanceof StoreLockedError && e.pid === process.pid && e.directory === directory;
     await assert.rejects(second.open(), (e) => locked(e) && (e as Error).message === message);
     await assert.rejects(second.get("t", "p", "x"), locked);
+    // Past proper-lockfile's first refresh of the lock, the holder still holds it.
+    await sleep(2500);
+    await first.create<Row>("t", "p", { id: "later", n: 2 });
+    await assert.rejects(second.open(), locked);
     await first.close();
     // A process killed while holding the lock left its folder and pid behind.
     const dead = spawn(process.execPath, ["-e", ""]);
     await once(dead, "exit");
     await mkdir(join(directory, "formwork.lock"));
-    await writeFile(join(directory, "formwork.lock", "formwork.pid"), String(dead.pid));
+    await writeFile(join(directory, "formwork.pid"), String(dead.pid));
     assert.equal((await second.get<Row>("t", "p", "x"))?.record.n, 1);
-    const owner = await readFile(join(directory, "formwork.lock", "formwork.pid"), "utf8");
+    const owner = await readFile(join(directory, "formwork.pid"), "utf8");
     assert.equal(owner, String(process.pid));
     await second.close();
     await assert.rejects(access(join(directory, "formwork.lock")), { code: "ENOENT" });
+    await assert.rejects(access(join(directory, "formwork.pid")), { code: "ENOENT" });
   });
 
   it("replays the journal after a crash, dropping a torn tail with a warning", async () => {

@@ -3,12 +3,16 @@ import { Low } from "lowdb";
 import { JSONFile } from "lowdb/node";
 import { lowdbError } from "./errors.ts";
 import { FIRST_SEGMENT_FILE, isSegmentFile, MANIFEST_FILE } from "./file-names.ts";
-import type { IdRange } from "./segments.ts";
+import type { Bounds, IdRange } from "./segments.ts";
 
-/** One segment as the manifest lists it: the lowest id it owns and its file name. */
+/**
+ * One segment as the manifest lists it: the lowest id it owns, its file name, and for the
+ * store's order fields the bounds of their values in that file (absent: unknown).
+ */
 export interface ManifestEntry {
   low: string;
   file: string;
+  bounds?: Record<string, Bounds | null>;
 }
 
 /** The JSON of a manifest file. */
@@ -85,6 +89,21 @@ export class Manifest {
     if (removed && next) next.low = index === 0 ? "" : removed.low;
   }
 
+  /**
+   * Records the bounds of `field` in the segment file at `index` (`undefined`, kept as
+   * `null`: the file is empty).
+   * Set only once that file is written, so that they never claim less than it holds.
+   * @returns whether anything changed
+   */
+  setBounds(index: number, field: string, bounds: Bounds | undefined): boolean {
+    const entry = this.entries[index] as ManifestEntry;
+    const next = bounds ?? null;
+    const kept = entry.bounds?.[field];
+    if (kept !== undefined && JSON.stringify(kept) === JSON.stringify(next)) return false;
+    entry.bounds = { ...entry.bounds, [field]: next };
+    return true;
+  }
+
   /** A copy of the segment list, for {@link restore}. */
   save(): ManifestEntry[] {
     return structuredClone(this.#db.data.segments);
@@ -114,6 +133,7 @@ function isValid(data: unknown): data is ManifestData {
       typeof entry?.low === "string" &&
       typeof entry.file === "string" &&
       isSegmentFile(entry.file) &&
+      (entry.bounds === undefined || (typeof entry.bounds === "object" && entry.bounds !== null)) &&
       (i === 0 ? entry.low === "" : entry.low > (segments[i - 1] as ManifestEntry).low),
   );
 }

@@ -34,7 +34,7 @@ export class PartitionView {
   /** The segment owning `id`. */
   async segmentFor(id: string): Promise<Segment> {
     const manifest = await this.manifest();
-    return this.#segmentAt(manifest, manifest.indexOf(id));
+    return this.segmentAt(manifest, manifest.indexOf(id));
   }
 
   /** Every segment, loaded one after the other to keep few files open. */
@@ -42,7 +42,7 @@ export class PartitionView {
     const manifest = await this.manifest();
     const segments: Segment[] = [];
     for (let i = 0; i < manifest.entries.length; i++) {
-      segments.push(await this.#segmentAt(manifest, i));
+      segments.push(await this.segmentAt(manifest, i));
     }
     return segments;
   }
@@ -81,7 +81,8 @@ export class PartitionView {
     this.#manifest = undefined;
   }
 
-  async #segmentAt(manifest: Manifest, index: number): Promise<Segment> {
+  /** The segment at `index` of the manifest, read from its file unless loaded. */
+  async segmentAt(manifest: Manifest, index: number): Promise<Segment> {
     const path = join(this.#folder, (manifest.entries[index] as ManifestEntry).file);
     const segment = this.#loaded.get(path) ?? (await Segment.load(path, manifest.rangeOf(index)));
     this.remember(segment);

@@ -37,20 +37,22 @@ export class Partition implements SegmentOwner {
   /** What is loaded; use it only inside `run`. */
   readonly view: PartitionView;
   readonly #segmentSize: number;
+  readonly #orderFields: readonly string[];
   readonly #journal: Journal;
   readonly #mutex = new Mutex();
   readonly #writes = new PendingWrites();
 
   constructor(
     place: PartitionPlace,
-    segmentSize: number,
+    settings: { segmentSize: number; orderFields: readonly string[] },
     cache: SegmentCache<Partition>,
     journal: Journal,
   ) {
     this.collection = place.collection;
     this.name = place.name;
     this.folder = place.folder;
-    this.#segmentSize = segmentSize;
+    this.#segmentSize = settings.segmentSize;
+    this.#orderFields = settings.orderFields;
     this.#journal = journal;
     this.view = new PartitionView(place.folder, cache, this);
   }
@@ -146,7 +148,21 @@ export class Partition implements SegmentOwner {
         written.push(segment.path);
       }
     }
+    if (this.#noteBounds(manifest, new Set(written))) written.push(await manifest.write());
     return written;
+  }
+
+  /** Records in the manifest the order fields' bounds of the segment files just written. */
+  #noteBounds(manifest: Manifest, written: Set<string>): boolean {
+    let changed = false;
+    for (let index = 0; index < manifest.entries.length; index++) {
+      const segment = this.view.loadedAt(manifest, index);
+      if (!segment || segment.dirty || !written.has(segment.path)) continue;
+      for (const field of this.#orderFields) {
+        if (manifest.setBounds(index, field, segment.boundsOf(field))) changed = true;
+      }
+    }
+    return changed;
   }
 
   async #split(manifest: Manifest, index: number, segment: Segment): Promise<string[]> {

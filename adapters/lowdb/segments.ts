@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { Low } from "lowdb";
 import { DataFile } from "lowdb/node";
-import type { Stored, StoreRecord } from "../../src/ports/store.ts";
+import { compareValues } from "../../src/ports/evaluate-query.ts";
+import type { Scalar, Stored, StoreRecord } from "../../src/ports/store.ts";
 import { lowdbError } from "./errors.ts";
 
 /** One record and its etag, as kept in a segment file. */
@@ -26,6 +27,16 @@ interface SegmentData {
   records: Record<string, Entry>;
 }
 
+/** The lowest and highest value of one field in a segment; `null` stands for "missing". */
+export type Bounds = [Scalar | null, Scalar | null];
+
+/** A record's value of `field` as bounds keep it: a scalar, or `null` for anything else. */
+export function boundValue(record: StoreRecord, field: string): Scalar | null {
+  const value = (record as unknown as Record<string, unknown>)[field];
+  const kind = typeof value;
+  return kind === "string" || kind === "number" || kind === "boolean" ? (value as Scalar) : null;
+}
+
 /** The ids a segment owns: from `low` (inclusive) up to `high` (exclusive; none for the last). */
 export interface IdRange {
   low: string;
@@ -43,6 +54,7 @@ export class Segment {
   readonly #db: Low<SegmentData>;
   #version = 0;
   #dirty = false;
+  readonly #bounds = new Map<string, { version: number; bounds: Bounds | undefined }>();
 
   private constructor(path: string, db: Low<SegmentData>, records: Map<string, Entry>) {
     this.path = path;
@@ -83,6 +95,25 @@ export class Segment {
   /** Whether it holds changes its file does not: it must stay loaded until written. */
   get dirty(): boolean {
     return this.#dirty;
+  }
+
+  /**
+   * The lowest and highest value of `field` among the records, in `compareValues` order
+   * (`null` for a record lacking it); `undefined` when the segment is empty. Kept until the
+   * next change.
+   */
+  boundsOf(field: string): Bounds | undefined {
+    const kept = this.#bounds.get(field);
+    if (kept?.version === this.#version) return kept.bounds;
+    let bounds: Bounds | undefined;
+    for (const { record } of this.records.values()) {
+      const value = boundValue(record, field);
+      if (!bounds) bounds = [value, value];
+      else if (compareValues(value, bounds[0]) < 0) bounds[0] = value;
+      else if (compareValues(value, bounds[1]) > 0) bounds[1] = value;
+    }
+    this.#bounds.set(field, { version: this.#version, bounds });
+    return bounds;
   }
 
   /** Stores a copy of `record` under a fresh etag and returns another copy. */

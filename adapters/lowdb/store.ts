@@ -1,4 +1,3 @@
-import { evaluateQuery } from "../../src/ports/evaluate-query.ts";
 import {
   type Page,
   type Query,
@@ -15,14 +14,16 @@ import { type Durability, Journal } from "./journal.ts";
 import { listJournals, readJournal } from "./journal-files.ts";
 import { lockDirectory } from "./lock.ts";
 import { Partition } from "./partition.ts";
+import { readPage } from "./range-query.ts";
 import { SegmentCache } from "./segment-cache.ts";
-import type { Entry, Segment } from "./segments.ts";
+import type { Entry } from "./segments.ts";
 
 /** The settings of a {@link LowdbStore}, defaults applied. */
 export interface LowdbSettings {
   directory: string;
   segmentSize: number;
   maxLoadedSegments: number;
+  orderFields: readonly string[];
   durability: Durability;
   journalBytes: number;
   warn: (message: string) => void;
@@ -98,8 +99,7 @@ export class LowdbStore implements Store {
   query<T extends StoreRecord>(collection: string, partition: string, query?: Query) {
     return this.#within(collection, partition, (p) =>
       p.run(async (): Promise<Page<T>> => {
-        const records = recordsOf(await p.view.allSegments()) as Iterable<T>;
-        const page = evaluateQuery(records, query);
+        const page = await readPage<T>(p.view, query);
         return {
           items: page.items.map((item) => structuredClone(item)),
           continuation: page.continuation,
@@ -177,7 +177,7 @@ export class LowdbStore implements Store {
     let partition = this.#partitions.get(folder);
     if (!partition) {
       const place = { collection, name, folder };
-      partition = new Partition(place, this.#settings.segmentSize, this.#cache, journal);
+      partition = new Partition(place, this.#settings, this.#cache, journal);
       this.#partitions.set(folder, partition);
     }
     return partition;
@@ -201,8 +201,4 @@ function matches(entry: Entry | undefined, options?: WriteOptions): boolean {
     throw new StoreConflictError("etag");
   }
   return true;
-}
-
-function* recordsOf(segments: Segment[]): Generator<StoreRecord> {
-  for (const segment of segments) for (const entry of segment.records.values()) yield entry.record;
 }

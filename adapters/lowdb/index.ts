@@ -29,15 +29,18 @@ export interface LowdbStoreOptions {
   /** The folder holding every file of the store; created when the store opens. */
   directory: string;
   /**
-   * The most records one segment file holds; compaction splits larger ones. Smaller
-   * segments make snapshots cheaper and queries open more files. @default 1000
+   * The most records one segment file holds; compaction splits larger ones. A page of a
+   * query reads at least one whole segment, and snapshots rewrite whole segments, so
+   * smaller segments make both cheaper, at the cost of more files. @default 200
    */
   segmentSize?: number;
   /**
    * How many segments, across all partitions, stay loaded in memory before the least
-   * recently used ones are dropped. A soft bound: segments of partitions with an operation
-   * in flight, and segments with changes not yet in their snapshot, are kept, and a query
-   * loads all segments of its partition. @default 200
+   * recently used ones are dropped: with the segment size, this bounds the memory the store
+   * holds (about 100 × 200 records of 1 KB: 20 MB). A soft bound: segments of partitions
+   * with an operation in flight, and segments with changes not yet in their snapshot, are
+   * kept, and a query that cannot use `orderFields` loads every segment of its partition.
+   * @default 100
    */
   maxLoadedSegments?: number;
   /**
@@ -82,8 +85,8 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   }
   return new LowdbStore({
     directory: options.directory,
-    segmentSize: positive("segmentSize", options.segmentSize ?? 1000),
-    maxLoadedSegments: positive("maxLoadedSegments", options.maxLoadedSegments ?? 200),
+    segmentSize: positive("segmentSize", options.segmentSize ?? 200),
+    maxLoadedSegments: positive("maxLoadedSegments", options.maxLoadedSegments ?? 100),
     orderFields: options.orderFields ?? ["created_date_utc", "sort_order", "due_at"],
     durability,
     journalBytes: positive("journalBytes", options.journalBytes ?? 16 * 1024 * 1024),

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { Low } from "lowdb";
-import { JSONFile } from "lowdb/node";
+import { DataFile } from "lowdb/node";
 import { lowdbError } from "./errors.ts";
 import { FIRST_SEGMENT_FILE, isSegmentFile, MANIFEST_FILE } from "./file-names.ts";
 import type { Bounds, IdRange } from "./segments.ts";
@@ -36,7 +36,12 @@ export class Manifest {
   /** Reads a partition's manifest; without one, the partition is its first segment alone. */
   static async load(folder: string): Promise<Manifest> {
     const path = join(folder, MANIFEST_FILE);
-    const db = new Low<ManifestData>(new JSONFile(path), {
+    // Compact JSON: with bounds, a manifest of a large partition is rewritten often enough.
+    const file = new DataFile<ManifestData>(path, {
+      parse: (text) => JSON.parse(text) as ManifestData,
+      stringify: (data) => JSON.stringify(data),
+    });
+    const db = new Low<ManifestData>(file, {
       segments: [{ low: "", file: FIRST_SEGMENT_FILE }],
     });
     try {

@@ -100,8 +100,10 @@ export class LowdbStore implements Store {
     return this.#within(collection, partition, (p) =>
       p.run(async (): Promise<Page<T>> => {
         const page = await readPage<T>(p.view, query);
+        // Records are JSON (that is what the files hold), and one JSON round trip of a whole
+        // page costs a fraction of a structuredClone per record.
         return {
-          items: page.items.map((item) => structuredClone(item)),
+          items: JSON.parse(JSON.stringify(page.items)) as T[],
           continuation: page.continuation,
         };
       }),

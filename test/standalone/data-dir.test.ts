@@ -114,14 +114,21 @@ describe("standalone server and its DATA_DIR", () => {
     const acknowledged: string[] = [];
     for (let round = 0; round < 3; round++) {
       let n = 0;
+      let inRound = 0;
+      let loaded: () => void = () => {};
+      const busy = new Promise<void>((resolve) => {
+        loaded = resolve;
+      });
       const load = Array.from({ length: 20 }, async () => {
         for (;;) {
           const id = await submit(server, owner.formId, n++);
           if (!id) return;
           acknowledged.push(id);
+          if (++inRound === 100) loaded();
         }
       });
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Killed in the middle of the load, once it is well under way.
+      await Promise.race([busy, Promise.all(load)]);
       server.child.kill("SIGKILL");
       await Promise.all(load);
       // Restarting right away: the dead process's lock must not hold the new one up.

@@ -1,14 +1,12 @@
-import { basename, join } from "node:path";
-import { newSegmentFile } from "./file-names.ts";
-import { createFolder, moveAway, removeFile, removeTree } from "./folders.ts";
+import { moveAway, removeTree } from "./folders.ts";
 import type { Journal } from "./journal.ts";
 import type { JournalEntry } from "./journal-entries.ts";
-import type { Manifest } from "./manifest.ts";
 import { Mutex } from "./mutex.ts";
 import { PartitionView } from "./partition-view.ts";
 import { PendingWrites } from "./pending-writes.ts";
 import type { SegmentCache, SegmentOwner } from "./segment-cache.ts";
-import { type Entry, Segment } from "./segments.ts";
+import type { Entry, Segment } from "./segments.ts";
+import { writeSnapshots } from "./snapshots.ts";
 
 /** Where a partition lives: its names and its folder. */
 export interface PartitionPlace {
@@ -23,12 +21,7 @@ export interface PartitionPlace {
  * and appended to the journal; the operation leaves the chain then, and its caller awaits
  * the journal's batch. If the batch fails, the journal undoes the change (see `Journal`).
  *
- * The segment files are snapshots that compaction writes (`writeSnapshots`), restructuring
- * in a crash-safe order:
- * - split: the new upper segments, then the manifest, then the trimmed lower segment. A
- *   crash before the manifest leaves unlisted files; after it, the lower file still holds
- *   copies of the moved records, which `Segment.load` ignores as outside its range.
- * - an emptied segment (never the last one): the manifest, then the unlink.
+ * The segment files are snapshots that compaction writes (`writeSnapshots`).
  */
 export class Partition implements SegmentOwner {
   readonly collection: string;
@@ -124,84 +117,15 @@ export class Partition implements SegmentOwner {
   }
 
   /**
-   * Writes every dirty segment to its file, splitting those grown past the segment size
-   * and dropping emptied ones. Call it inside `run`. A failure leaves memory as it was,
-   * with the segments still dirty.
+   * Writes every dirty segment to its snapshot file (see `snapshots.ts`). Call it inside
+   * `run`. A failure leaves memory as it was, with the segments still dirty.
    * @returns the files written
    */
   async writeSnapshots(): Promise<string[]> {
     await this.#writes.settle();
     if (!this.dirty) return [];
-    await createFolder(this.folder);
-    const manifest = await this.view.manifest();
-    const written: string[] = [];
-    // From the last segment down, so that restructuring never shifts an index still ahead.
-    for (let index = manifest.entries.length - 1; index >= 0; index--) {
-      const segment = this.view.loadedAt(manifest, index);
-      if (!segment?.dirty) continue;
-      if (segment.records.size > this.#segmentSize) {
-        written.push(...(await this.#split(manifest, index, segment)));
-      } else if (segment.records.size === 0 && index < manifest.entries.length - 1) {
-        written.push(await this.#drop(manifest, index, segment));
-      } else {
-        await segment.write();
-        written.push(segment.path);
-      }
-    }
-    if (this.#noteBounds(manifest, new Set(written))) written.push(await manifest.write());
-    return written;
-  }
-
-  /** Records in the manifest the order fields' bounds of the segment files just written. */
-  #noteBounds(manifest: Manifest, written: Set<string>): boolean {
-    let changed = false;
-    for (let index = 0; index < manifest.entries.length; index++) {
-      const segment = this.view.loadedAt(manifest, index);
-      if (!segment || segment.dirty || !written.has(segment.path)) continue;
-      for (const field of this.#orderFields) {
-        if (manifest.setBounds(index, field, segment.boundsOf(field))) changed = true;
-      }
-    }
-    return changed;
-  }
-
-  async #split(manifest: Manifest, index: number, segment: Segment): Promise<string[]> {
-    const chunks = segment.overflow(this.#segmentSize);
-    const created = chunks.map((chunk) =>
-      Segment.create(join(this.folder, newSegmentFile()), chunk.records),
-    );
-    for (const upper of created) await upper.write();
-    const saved = manifest.save();
-    manifest.insert(
-      index + 1,
-      chunks.map((chunk, k) => ({ low: chunk.low, file: basename((created[k] as Segment).path) })),
-    );
-    let manifestPath: string;
-    try {
-      manifestPath = await manifest.write();
-    } catch (error) {
-      manifest.restore(saved);
-      throw error;
-    }
-    for (const upper of created) this.view.remember(upper);
-    for (const chunk of chunks) segment.forget(chunk.records.keys());
-    await segment.write();
-    return [...created.map((upper) => upper.path), manifestPath, segment.path];
-  }
-
-  async #drop(manifest: Manifest, index: number, segment: Segment): Promise<string> {
-    const saved = manifest.save();
-    manifest.remove(index);
-    let manifestPath: string;
-    try {
-      manifestPath = await manifest.write();
-    } catch (error) {
-      manifest.restore(saved);
-      throw error;
-    }
-    this.view.discard(segment);
-    await removeFile(segment.path);
-    return manifestPath;
+    const settings = { segmentSize: this.#segmentSize, orderFields: this.#orderFields };
+    return writeSnapshots(this.folder, this.view, settings);
   }
 
   async #removeFolder(): Promise<void> {

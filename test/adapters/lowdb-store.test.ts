@@ -116,7 +116,12 @@ async function segmentSizes(folder: string): Promise<number[]> {
   return segments.map((segment) => Object.keys(segment?.records ?? {}).length);
 }
 
-for (const options of [{}, { segmentSize: 3, maxLoadedSegments: 2 }]) {
+const configurations: Partial<LowdbStoreOptions>[] = [
+  {},
+  { segmentSize: 3, maxLoadedSegments: 2, journalBytes: 300 },
+  { durability: "machine" },
+];
+for (const options of configurations) {
   runStoreConformance({
     name: `lowdb ${JSON.stringify(options)}`,
     create: async () => open(await tempDir(), options),

@@ -70,7 +70,7 @@ export class Compactor {
     const written: string[] = [];
     for (const partition of this.#partitions()) {
       if (!partition.dirty) continue;
-      written.push(...(await partition.run(() => partition.writeSnapshots())));
+      written.push(...(await partition.writeSnapshots()));
     }
     if (durability === "machine") {
       for (const file of written) await syncFile(file);

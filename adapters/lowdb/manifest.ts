@@ -27,6 +27,7 @@ interface ManifestData {
 export class Manifest {
   readonly #db: Low<ManifestData>;
   readonly #path: string;
+  #dirty = false;
 
   private constructor(path: string, db: Low<ManifestData>) {
     this.#path = path;
@@ -77,9 +78,15 @@ export class Manifest {
     return { low, high: this.entries[index + 1]?.low };
   }
 
+  /** Whether it changed since it was read or last written. */
+  get dirty(): boolean {
+    return this.#dirty;
+  }
+
   /** Lists segments split off the one at `index - 1`, in id order. */
   insert(index: number, entries: ManifestEntry[]): void {
     this.#db.data.segments.splice(index, 0, ...entries);
+    this.#dirty = true;
   }
 
   /**
@@ -92,6 +99,7 @@ export class Manifest {
     const [removed] = segments.splice(index, 1);
     const next = segments[index];
     if (removed && next) next.low = index === 0 ? "" : removed.low;
+    this.#dirty = true;
   }
 
   /**
@@ -106,26 +114,18 @@ export class Manifest {
     const kept = entry.bounds?.[field];
     if (kept !== undefined && JSON.stringify(kept) === JSON.stringify(next)) return false;
     entry.bounds = { ...entry.bounds, [field]: next };
+    this.#dirty = true;
     return true;
   }
 
-  /** A copy of the segment list, for {@link restore}. */
-  save(): ManifestEntry[] {
-    return structuredClone(this.#db.data.segments);
-  }
-
-  /** Puts back a list from {@link save}, after a restructuring whose write failed. */
-  restore(segments: ManifestEntry[]): void {
-    this.#db.data.segments = segments;
-  }
-
-  /** Only compaction's restructuring writes the manifest, waiting for the write. */
+  /** Only compaction writes the manifest, on the partition's chain, waiting for the write. */
   async write(): Promise<string> {
     try {
       await this.#db.write();
     } catch (cause) {
       throw lowdbError(`cannot write ${this.#path}`, cause);
     }
+    this.#dirty = false;
     return this.#path;
   }
 }

@@ -15,11 +15,17 @@ export class PartitionView {
   readonly #owner: Partition;
   readonly #loaded = new Map<string, Segment>();
   #manifest: Manifest | undefined;
+  #epoch = 0;
 
   constructor(folder: string, cache: SegmentCache<Partition>, owner: Partition) {
     this.#folder = folder;
     this.#cache = cache;
     this.#owner = owner;
+  }
+
+  /** Bumped by every `reset`: work planned before one must not go on after it. */
+  get epoch(): number {
+    return this.#epoch;
   }
 
   get loadedCount(): number {
@@ -47,8 +53,9 @@ export class PartitionView {
     return segments;
   }
 
-  /** Whether a loaded segment holds changes its file does not. */
+  /** Whether a loaded segment, or the manifest, holds changes its file does not. */
   get dirty(): boolean {
+    if (this.#manifest?.dirty) return true;
     for (const segment of this.#loaded.values()) if (segment.dirty) return true;
     return false;
   }
@@ -79,6 +86,7 @@ export class PartitionView {
     for (const segment of this.#loaded.values()) this.#cache.remove(segment);
     this.#loaded.clear();
     this.#manifest = undefined;
+    this.#epoch++;
   }
 
   /** The segment at `index` of the manifest, read from its file unless loaded. */

@@ -117,15 +117,21 @@ export class Partition implements SegmentOwner {
   }
 
   /**
-   * Writes every dirty segment to its snapshot file (see `snapshots.ts`). Call it inside
-   * `run`. A failure leaves memory as it was, with the segments still dirty.
+   * Writes the dirty segments to their snapshot files, step by step on the operation
+   * chain (see `snapshots.ts`). Calls go on in between.
    * @returns the files written
    */
-  async writeSnapshots(): Promise<string[]> {
-    await this.#writes.settle();
-    if (!this.dirty) return [];
-    const settings = { segmentSize: this.#segmentSize, orderFields: this.#orderFields };
-    return writeSnapshots(this.folder, this.view, settings);
+  writeSnapshots(): Promise<string[]> {
+    const target = {
+      folder: this.folder,
+      view: this.view,
+      run: <T>(step: () => Promise<T>) => this.run(step),
+      settle: () => this.#writes.settle(),
+    };
+    return writeSnapshots(target, {
+      segmentSize: this.#segmentSize,
+      orderFields: this.#orderFields,
+    });
   }
 
   async #removeFolder(): Promise<void> {

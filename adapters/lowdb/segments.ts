@@ -54,6 +54,7 @@ export class Segment {
   readonly #db: Low<SegmentData>;
   #version = 0;
   #dirty = false;
+  #persisted = true;
   readonly #bounds = new Map<string, { version: number; bounds: Bounds | undefined }>();
 
   private constructor(path: string, db: Low<SegmentData>, records: Map<string, Entry>) {
@@ -84,12 +85,18 @@ export class Segment {
   static create(path: string, records: Map<string, Entry>): Segment {
     const segment = new Segment(path, new Low(segmentFile(path), { records: {} }), records);
     segment.#dirty = true;
+    segment.#persisted = false;
     return segment;
   }
 
   /** Bumped by every change, so callers can tell whether an edit changed anything. */
   get version(): number {
     return this.#version;
+  }
+
+  /** Whether its file exists: a segment split off another one has none until written. */
+  get persisted(): boolean {
+    return this.#persisted;
   }
 
   /** Whether it holds changes its file does not: it must stay loaded until written. */
@@ -173,6 +180,7 @@ export class Segment {
     } finally {
       this.#db.data = { records: {} };
     }
+    this.#persisted = true;
     if (this.#version === version) this.#dirty = false;
   }
 }

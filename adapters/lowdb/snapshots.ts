@@ -1,4 +1,4 @@
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { newSegmentFile } from "./file-names.ts";
 import { createFolder, removeFile } from "./folders.ts";
 import type { Manifest } from "./manifest.ts";
@@ -11,43 +11,110 @@ export interface SnapshotSettings {
   orderFields: readonly string[];
 }
 
+/** The partition whose snapshots are written. */
+export interface SnapshotTarget {
+  folder: string;
+  view: PartitionView;
+  /** Runs a step on the partition's operation chain. */
+  run<T>(step: () => Promise<T>): Promise<T>;
+  /** Waits for the partition's journal writes in flight. */
+  settle(): Promise<void>;
+}
+
 /**
- * Writes every dirty segment of a partition to its file, splitting those grown past the
- * segment size and dropping emptied ones, then notes the order fields' bounds of the files
- * written in the manifest. Restructuring keeps a crash-safe order:
- * - split: the new upper segments, then the manifest, then the trimmed lower segment. A
- *   crash before the manifest leaves unlisted files; after it, the lower file still holds
- *   copies of the moved records, which `Segment.load` ignores as outside its range.
- * - an emptied segment (never the last one): the manifest, then the unlink.
- * A failure leaves memory as it was, with the segments still dirty. Run it on the
- * partition's operation chain.
+ * Writes a partition's dirty segments to their snapshot files, one step at a time on the
+ * partition's chain, so that its calls go on in between (a step writes one file).
+ *
+ * First, in memory: segments grown past the segment size split into segments of that size
+ * (new, without a file yet), and emptied ones (never the last) leave the manifest. Then
+ * the files, in an order that keeps every record reachable from the files alone, whatever
+ * step a crash interrupts: the new segments' files, then the manifest listing them, then
+ * the other dirty segments (a split one's file still holds copies of the moved records
+ * until then, which `Segment.load` ignores as outside its range), then the unlinks. Each
+ * manifest write carries the order fields' bounds of the files already written.
+ *
+ * A step writes only changes already in the journal (it waits for the partition's writes
+ * in flight), so that a change the journal refuses and undoes never reaches a snapshot. A
+ * failure leaves memory as it is, the source of truth; the segments stay dirty and the
+ * journal is kept. A `reset` (the partition deleted) ends the work.
  * @returns the files written
  */
 export async function writeSnapshots(
-  folder: string,
-  view: PartitionView,
+  target: SnapshotTarget,
   settings: SnapshotSettings,
 ): Promise<string[]> {
-  await createFolder(folder);
-  const manifest = await view.manifest();
+  const { view } = target;
+  const epoch = view.epoch;
   const written: string[] = [];
+  const step = (op: (manifest: Manifest) => Promise<void>) =>
+    target.run(async () => {
+      if (view.epoch !== epoch) return false;
+      await target.settle();
+      await op(await view.manifest());
+      return true;
+    });
+  let dropped: Segment[] = [];
+  const planned = await step(async (manifest) => {
+    if (!view.dirty) return;
+    await createFolder(target.folder);
+    dropped = restructure(target, manifest, settings.segmentSize);
+  });
+  if (!planned) return written;
+  const segments = (manifest: Manifest, persisted: boolean) =>
+    manifest.entries
+      .map((_, index) => view.loadedAt(manifest, index))
+      .filter((s): s is Segment => s !== undefined && s.dirty && s.persisted === persisted);
+  const writeAll = async (persisted: boolean) => {
+    for (const segment of segments(await view.manifest(), persisted)) {
+      const going = await step(async (manifest) => {
+        // Written meanwhile, or split off a segment that is gone: nothing to do.
+        if (!segment.dirty || !segments(manifest, persisted).includes(segment)) return;
+        await segment.write();
+        written.push(segment.path);
+      });
+      if (!going) return false;
+    }
+    return step(async (manifest) => {
+      if (noteBounds(view, manifest, new Set(written), settings) || manifest.dirty) {
+        written.push(await manifest.write());
+      }
+    });
+  };
+  if (!(await writeAll(false)) || !(await writeAll(true))) return written;
+  for (const segment of dropped) await removeFile(segment.path);
+  return written;
+}
+
+/**
+ * Splits the oversized dirty segments and unlists the emptied ones, in memory.
+ * @returns the segments unlisted, whose files go once the manifest is written
+ */
+function restructure(target: SnapshotTarget, manifest: Manifest, segmentSize: number) {
+  const { folder, view } = target;
+  const dropped: Segment[] = [];
   // From the last segment down, so that restructuring never shifts an index still ahead.
   for (let index = manifest.entries.length - 1; index >= 0; index--) {
     const segment = view.loadedAt(manifest, index);
     if (!segment?.dirty) continue;
-    if (segment.records.size > settings.segmentSize) {
-      written.push(...(await split(folder, view, manifest, index, segment, settings)));
+    if (segment.records.size > segmentSize) {
+      const chunks = segment.overflow(segmentSize);
+      const created = chunks.map((chunk) => {
+        const file = newSegmentFile();
+        return { low: chunk.low, file, segment: Segment.create(join(folder, file), chunk.records) };
+      });
+      manifest.insert(
+        index + 1,
+        created.map(({ low, file }) => ({ low, file })),
+      );
+      for (const chunk of created) view.remember(chunk.segment);
+      for (const chunk of chunks) segment.forget(chunk.records.keys());
     } else if (segment.records.size === 0 && index < manifest.entries.length - 1) {
-      written.push(await drop(view, manifest, index, segment));
-    } else {
-      await segment.write();
-      written.push(segment.path);
+      manifest.remove(index);
+      view.discard(segment);
+      if (segment.persisted) dropped.push(segment);
     }
   }
-  if (noteBounds(view, manifest, new Set(written), settings)) {
-    written.push(await manifest.write());
-  }
-  return written;
+  return dropped;
 }
 
 /** Records in the manifest the order fields' bounds of the segment files just written. */
@@ -66,53 +133,4 @@ function noteBounds(
     }
   }
   return changed;
-}
-
-async function split(
-  folder: string,
-  view: PartitionView,
-  manifest: Manifest,
-  index: number,
-  segment: Segment,
-  settings: SnapshotSettings,
-): Promise<string[]> {
-  const chunks = segment.overflow(settings.segmentSize);
-  const created = chunks.map((chunk) =>
-    Segment.create(join(folder, newSegmentFile()), chunk.records),
-  );
-  for (const upper of created) await upper.write();
-  const manifestPath = await rewriteManifest(manifest, () =>
-    manifest.insert(
-      index + 1,
-      chunks.map((chunk, k) => ({ low: chunk.low, file: basename((created[k] as Segment).path) })),
-    ),
-  );
-  for (const upper of created) view.remember(upper);
-  for (const chunk of chunks) segment.forget(chunk.records.keys());
-  await segment.write();
-  return [...created.map((upper) => upper.path), manifestPath, segment.path];
-}
-
-async function drop(
-  view: PartitionView,
-  manifest: Manifest,
-  index: number,
-  segment: Segment,
-): Promise<string> {
-  const manifestPath = await rewriteManifest(manifest, () => manifest.remove(index));
-  view.discard(segment);
-  await removeFile(segment.path);
-  return manifestPath;
-}
-
-/** Applies `change` to the manifest and writes it; takes the change back if that fails. */
-async function rewriteManifest(manifest: Manifest, change: () => void): Promise<string> {
-  const saved = manifest.save();
-  change();
-  try {
-    return await manifest.write();
-  } catch (error) {
-    manifest.restore(saved);
-    throw error;
-  }
 }

@@ -53,17 +53,10 @@ export async function writeSnapshots(
       await op(await view.manifest());
       return true;
     });
-  let dropped: Segment[] = [];
-  const planned = await step(async (manifest) => {
-    if (!view.dirty) return;
-    await createFolder(target.folder);
-    dropped = restructure(target, manifest, settings.segmentSize);
-  });
-  if (!planned) return written;
   const segments = (manifest: Manifest, persisted: boolean) =>
     manifest.entries
       .map((_, index) => view.loadedAt(manifest, index))
-      .filter((s): s is Segment => s !== undefined && s.dirty && s.persisted === persisted);
+      .filter((s): s is Segment => s?.dirty === true && s.persisted === persisted);
   const writeAll = async (persisted: boolean) => {
     for (const segment of segments(await view.manifest(), persisted)) {
       const going = await step(async (manifest) => {
@@ -80,13 +73,31 @@ export async function writeSnapshots(
       }
     });
   };
-  if (!(await writeAll(false)) || !(await writeAll(true))) return written;
-  for (const segment of dropped) await removeFile(segment.path);
+  const oversized = (manifest: Manifest) =>
+    manifest.entries.some(
+      (_, index) => (view.loadedAt(manifest, index)?.records.size ?? 0) > settings.segmentSize,
+    );
+  // Calls between the steps may grow a segment past the size again: a few rounds catch up.
+  for (let round = 0; round < ROUNDS; round++) {
+    let dropped: Segment[] = [];
+    let work = false;
+    const going = await step(async (manifest) => {
+      work = view.dirty || oversized(manifest);
+      if (!work) return;
+      await createFolder(target.folder);
+      dropped = restructure(target, manifest, settings.segmentSize);
+    });
+    if (!going || !work || !(await writeAll(false)) || !(await writeAll(true))) break;
+    for (const segment of dropped) await removeFile(segment.path);
+    if (!oversized(await view.manifest())) break;
+  }
   return written;
 }
 
+const ROUNDS = 3;
+
 /**
- * Splits the oversized dirty segments and unlists the emptied ones, in memory.
+ * Splits the oversized loaded segments and unlists the emptied ones, in memory.
  * @returns the segments unlisted, whose files go once the manifest is written
  */
 function restructure(target: SnapshotTarget, manifest: Manifest, segmentSize: number) {
@@ -95,7 +106,7 @@ function restructure(target: SnapshotTarget, manifest: Manifest, segmentSize: nu
   // From the last segment down, so that restructuring never shifts an index still ahead.
   for (let index = manifest.entries.length - 1; index >= 0; index--) {
     const segment = view.loadedAt(manifest, index);
-    if (!segment?.dirty) continue;
+    if (!segment) continue;
     if (segment.records.size > segmentSize) {
       const chunks = segment.overflow(segmentSize);
       const created = chunks.map((chunk) => {

@@ -187,6 +187,28 @@ describe("lowdb store", () => {
     await again.close();
   });
 
+  it("splits what grew while compaction ran, so no segment file stays oversized", async () => {
+    const directory = await tempDir();
+    const store = open(directory, { segmentSize: 4, journalBytes: 500 });
+    for (let batch = 0; batch < 30; batch++) {
+      const ids = Array.from(
+        { length: 10 },
+        (_, i) => `r${String(batch * 10 + i).padStart(4, "0")}`,
+      );
+      await Promise.all(ids.map((id, n) => store.create<Row>("t", "p", { id, n })));
+    }
+    await store.close();
+    const sizes = await segmentSizes(join(directory, "t", "p"));
+    assert.equal(
+      sizes.reduce((a, b) => a + b),
+      300,
+    );
+    assert.ok(
+      sizes.every((size) => size <= 4),
+      `sizes ${sizes}`,
+    );
+  });
+
   it("ignores the copies a split interrupted by a crash left behind", async () => {
     const directory = await tempDir();
     const folder = join(directory, "t", "p");

@@ -1,99 +1,28 @@
 /**
  * Shows what S2 (posting a submission) costs per request on the lowdb store, and whether
- * the cost grows with the data: a form holding 1,000 and one holding 100,000 submissions
+ * the cost grows with the data: a form holding 10,000 and one holding 100,000 submissions
  * (seeded straight into the store, with the form's counter to match), each served from a
  * fresh process over its data folder, beside a bare itty-router JSON handler served the
- * same way (`submission-server.ts`), all loaded by autocannon in this run.
+ * same way (`submission-server.ts`), all loaded by autocannon in this run, in both
+ * durability modes; beside each, the time the server took to start over its data and the
+ * bytes it wrote to its files per request (from `/proc/<pid>/io`, less the answers' bytes).
  * Run: `node --import tsx bench/submission-rps.bench.ts`.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile, rm } from "node:fs/promises";
 import autocannon from "autocannon";
 import { v7 } from "uuid";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
-import { createFormService, type Store } from "../src/index.ts";
+import { adminSecret, seedForm as seed } from "./seeded-form.ts";
 import { freePort, startServer, stopServer } from "./standalone-process.ts";
 
-const SIZES = [1_000, 100_000];
+const SIZES = [10_000, 100_000];
 const CONNECTIONS = 10;
 const WARM_UP_SECONDS = 1;
-const SECONDS = 5;
-const adminSecret = "bench-admin-secret";
+const SECONDS = 3;
+const ROUNDS = 3;
+// Small enough that compaction runs several times in each measured run, so its writes count.
+const JOURNAL_BYTES = 1024 * 1024;
 const submission = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
-const formBody = {
-  form_configuration: { settings: { form_name: "Bench", form_type: "classicsingle" } },
-  form_definition: {
-    pages: [
-      {
-        fields: [
-          { unique_system_name: "name_1", type: "text", label: "Name" },
-          { unique_system_name: "cv_2", type: "file", label: "CV", max_file_size: 209715200 },
-        ],
-      },
-    ],
-  },
-};
-
-/** A form holding `count` submissions in a new data folder. */
-async function seed(count: number): Promise<{ directory: string; formId: string }> {
-  const directory = await mkdtemp(join(tmpdir(), "formwork-rps-bench-"));
-  const store = createLowdbStore({ directory });
-  const service = createFormService({ store, adminSecret, sweepIntervalMs: 0 });
-  try {
-    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const response = await service.fetch(
-        new Request(`http://bench${path}`, {
-          method: "POST",
-          headers: { ...headers, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        }),
-      );
-      const answer = (await response.json()) as Record<string, unknown>;
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-      return answer;
-    };
-    const account = await call(
-      "/api/admin/accounts",
-      { AdminSecret: adminSecret },
-      { email: "bench@example.com" },
-    );
-    const tokens = { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) };
-    const formId = String((await call("/api/restricted/form", tokens, formBody)).id);
-    await addSubmissions(store, formId, count);
-    return { directory, formId };
-  } finally {
-    await service.close();
-  }
-}
-
-/** Writes `count` submissions of the form (concurrent creates, batches of 500). */
-async function addSubmissions(store: Store, formId: string, count: number): Promise<void> {
-  const start = Date.now() - count;
-  for (let done = 0; done < count; done += 500) {
-    const batch = Array.from({ length: Math.min(500, count - done) }, (_, i) => done + i);
-    await Promise.all(
-      batch.map((n) =>
-        store.create("submissions", formId, {
-          id: v7({ msecs: start + n }),
-          form_id: formId,
-          stale_form_name: "Bench",
-          created_by_verified_email_address: "",
-          created_by_device: { client_ip_address: "", client_ip_country_code: "" },
-          form_fields: [{ unique_system_name: "name_1", submitted_value: `Person ${n}` }],
-          search_words: ["person", String(n)],
-          is_draft_submission: false,
-          created_date_utc: new Date(start + n).toISOString(),
-          modified_date_utc: "0001-01-01T00:00:00",
-        }),
-      ),
-    );
-  }
-  const counter = { id: formId, counts: { submissions: count } };
-  const stored = await store.get("form_counters", formId, formId);
-  if (stored) await store.replace("form_counters", formId, counter);
-  else await store.create("form_counters", formId, counter);
-}
 
 /** How many submissions the form's counter says it holds. */
 async function heldBy(directory: string, formId: string): Promise<number> {
@@ -110,12 +39,24 @@ async function heldBy(directory: string, formId: string): Promise<number> {
   }
 }
 
-/** Starts a server process, warms it up, loads it for {@link SECONDS} and stops it. */
+/** Bytes the process has passed to `write` and friends so far (files and sockets). */
+async function bytesWritten(pid: number): Promise<number> {
+  const io = await readFile(`/proc/${pid}/io`, "utf8");
+  return Number(/^wchar: (\d+)$/m.exec(io)?.[1] ?? Number.NaN);
+}
+
+/**
+ * Starts a server process, warms it up, loads it for {@link SECONDS} and stops it.
+ * @returns the load's result, the time to the `listening on` line, and the bytes the server
+ *   wrote per request besides its answers (its files: journal and snapshots)
+ */
 async function measure(env: Record<string, string>, formId: string) {
+  const started = performance.now();
   const server = await startServer(
     { ...env, PORT: String(await freePort()), ADMIN_SECRET: adminSecret },
     "bench/submission-server.ts",
   );
+  const startMs = performance.now() - started;
   try {
     const options = {
       url: `${server.base}/api/form/${formId}/submission`,
@@ -125,24 +66,45 @@ async function measure(env: Record<string, string>, formId: string) {
       connections: CONNECTIONS,
     };
     await autocannon({ ...options, duration: WARM_UP_SECONDS });
-    return await autocannon({ ...options, duration: SECONDS });
+    const before = await bytesWritten(server.pid);
+    const result = await autocannon({ ...options, duration: SECONDS });
+    const toFiles = (await bytesWritten(server.pid)) - before - result.throughput.total;
+    return { result, startMs, bytesPerRequest: toFiles / result.requests.total };
   } finally {
     await stopServer(server);
   }
 }
 
-const perSecond = (result: autocannon.Result) => result.requests.average;
+/** The JSON size of the newest submission of the form: one posted by the load. */
+async function recordBytes(directory: string, formId: string): Promise<number> {
+  const store = createLowdbStore({ directory });
+  try {
+    const page = await store.query("submissions", formId, {
+      orderBy: { field: "created_date_utc", direction: "desc" },
+      limit: 1,
+    });
+    return JSON.stringify(page.items[0]).length;
+  } finally {
+    await store.close();
+  }
+}
 
-function row(scenario: string, result: autocannon.Result, bare: autocannon.Result, held: string) {
+type Measured = Awaited<ReturnType<typeof measure>>;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[values.length >> 1] as number;
+const perSecond = (runs: Measured[]) => median(runs.map((run) => run.result.requests.average));
+
+function row(scenario: string, runs: Measured[], bare: Measured[], extra: Record<string, string>) {
+  const middle = runs.find((run) => run.result.requests.average === perSecond(runs)) as Measured;
   return {
     scenario,
-    "requests/s": Math.round(perSecond(result)),
-    "p50 ms": result.latency.p50,
-    "p99 ms": result.latency.p99,
-    "non-2xx": result.non2xx,
-    errors: result.errors,
-    "vs bare": (perSecond(result) / perSecond(bare)).toFixed(3),
-    "submissions held": held,
+    "requests/s": Math.round(perSecond(runs)),
+    "p50 ms": middle.result.latency.p50,
+    "non-2xx": runs.reduce((sum, run) => sum + run.result.non2xx + run.result.errors, 0),
+    "vs bare": (perSecond(runs) / perSecond(bare)).toFixed(3),
+    "start ms": Math.round(median(runs.map((run) => run.startMs))),
+    "written B/req": Math.round(median(runs.map((run) => run.bytesPerRequest))),
+    ...extra,
   };
 }
 
@@ -155,17 +117,53 @@ try {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(`seeded ${size} submissions in ${seconds} s`);
   }
-  const bare = await measure({ BENCH_HANDLER: "bare" }, v7());
-  const rows = [row("bare itty-router JSON handler", bare, bare, "-")];
-  for (const { size, directory, formId } of seeded) {
-    const result = await measure({ BENCH_HANDLER: "formwork", DATA_DIR: directory }, formId);
-    const held = `${size} → ${await heldBy(directory, formId)}`;
-    rows.push(row(`S2, lowdb, ${size} submissions`, result, bare, held));
+  const scenarios = [
+    ...seeded.map((data) => ({ ...data, durability: "process" })),
+    { ...(seeded.at(-1) as (typeof seeded)[number]), durability: "machine" },
+  ];
+  const bare: Measured[] = [];
+  const runs = scenarios.map((): Measured[] => []);
+  // Rounds interleave the scenarios, so that a noisy moment of the machine hits them all.
+  for (let round = 0; round < ROUNDS; round++) {
+    bare.push(await measure({ BENCH_HANDLER: "bare" }, v7()));
+    for (const [i, { directory, formId, durability }] of scenarios.entries()) {
+      const env = {
+        BENCH_HANDLER: "formwork",
+        DATA_DIR: directory,
+        BENCH_DURABILITY: durability,
+        BENCH_JOURNAL_BYTES: String(JOURNAL_BYTES),
+      };
+      runs[i]?.push(await measure(env, formId));
+    }
+  }
+  const record = await recordBytes(seeded[0]?.directory as string, seeded[0]?.formId as string);
+  const rows = [row("bare itty-router JSON handler", bare, bare, {})];
+  for (const [i, { size, directory, formId, durability }] of scenarios.entries()) {
+    const measured = runs[i] as Measured[];
+    rows.push(
+      row(`S2, lowdb ${durability}, ${size} held`, measured, bare, {
+        held: `${size} → ${await heldBy(directory, formId)}`,
+        "B/req vs record": (median(measured.map((r) => r.bytesPerRequest)) / record).toFixed(2),
+      }),
+    );
   }
   console.log(
-    `${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured; server in a child process`,
+    `${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured, median of ${ROUNDS} rounds; ` +
+      `server in a child process, journal compacted every ${JOURNAL_BYTES / 1024 / 1024} MiB; record JSON ${record} B`,
   );
   console.table(rows);
+  const at = (size: number) => perSecond(runs[SIZES.indexOf(size)] as Measured[]);
+  const ratio = at(100_000) / at(10_000);
+  console.log(
+    `goal: S2 at 100k ≥ 0.9 × S2 at 10k (process durability): ${ratio.toFixed(3)} ${ratio >= 0.9 ? "met" : "NOT met"}`,
+  );
+  const written = median(
+    (runs[SIZES.indexOf(100_000)] as Measured[]).map((r) => r.bytesPerRequest),
+  );
+  console.log(
+    `goal: bytes written per S2 < 4 × the record's JSON: ${(written / record).toFixed(2)} × ${written / record < 4 ? "met" : "NOT met"}`,
+  );
+  console.log(`cold start with 100k on disk: see "start ms", beside the bare handler's`);
 } finally {
   for (const { directory } of seeded) await rm(directory, { recursive: true, force: true });
 }

@@ -2,6 +2,7 @@
  * The server process of `submission-rps.bench.ts`: serves, through `@hono/node-server`,
  * either the form service over the lowdb store in `DATA_DIR` (`BENCH_HANDLER=formwork`) or
  * a bare itty-router JSON handler (`BENCH_HANDLER=bare`), the same way for both, on `PORT`.
+ * `BENCH_DURABILITY` (`process`, `machine`) and `BENCH_JOURNAL_BYTES` set the store's options.
  * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
  */
 import { serve } from "@hono/node-server";
@@ -27,9 +28,16 @@ function bareHandler(): { fetch: Handler; close(): Promise<void> } {
   return { fetch: (request) => router.fetch(request), close: async () => {} };
 }
 
-function formworkHandler(directory: string): { fetch: Handler; close(): Promise<void> } {
+async function formworkHandler(
+  directory: string,
+): Promise<{ fetch: Handler; close(): Promise<void> }> {
+  const durability = process.env.BENCH_DURABILITY === "machine" ? "machine" : "process";
+  const journalBytes = Number(process.env.BENCH_JOURNAL_BYTES ?? 16 * 1024 * 1024);
+  const store = createLowdbStore({ directory, durability, journalBytes });
+  // Opened before listening, so that the time to the `listening on` line includes the start.
+  await store.open();
   const service = createFormService({
-    store: createLowdbStore({ directory }),
+    store,
     adminSecret: process.env.ADMIN_SECRET,
     // One load generator is one client address: measure the request path, not the limiter.
     rateLimits: { publicPerMinute: 0 },
@@ -45,7 +53,8 @@ const directory = process.env.DATA_DIR;
 if (kind !== "bare" && !(kind === "formwork" && directory)) {
   throw new Error("set BENCH_HANDLER=bare, or BENCH_HANDLER=formwork and DATA_DIR");
 }
-const handler = kind === "bare" ? bareHandler() : formworkHandler(directory as string);
+const handler: { fetch: Handler; close(): Promise<void> } =
+  kind === "bare" ? bareHandler() : await formworkHandler(directory as string);
 const hostname = "127.0.0.1";
 const server = serve(
   {

@@ -1,53 +1,97 @@
 /**
- * The embedded, file-backed `Store`: JSON files written through lowdb, one folder per
- * (collection, partition), records split by id range into segment files listed by a small
- * manifest. A call reads or writes only the files of its own partition and, except for a
- * query or a partition delete, only the one segment owning its id, so its cost does not grow
- * with the data. Loaded segments stay in memory (up to a bound) and a write resolves once
- * its segment file is written, atomically (temp file and rename, by lowdb's steno). Files
- * are not fsynced: an acknowledged write survives a crash of the process, and only the
- * operating system's own guarantees cover a crash of the machine.
+ * The embedded, file-backed `Store`: a journal and JSON snapshots written through lowdb, in
+ * one directory that one process at a time may open (see `lock.ts`).
  *
- * Single process only: the store trusts its in-memory view of the files, and etag checks
- * are atomic only within the process, so two processes sharing a directory would overwrite
- * each other's writes. Give each process its own directory.
+ * Writes: a change is made in memory, appended to the journal (`journal.ts`: one CRC-checked
+ * line per change, concurrent changes in one `write`), and acknowledged once its batch is
+ * written, or also `fdatasync`ed with `durability: "machine"`. Reads come from memory.
  *
- * Layout: `<directory>/<collection>/<partition>/` with `0.json`, the first segment, further
- * `<uuid>.json` segments once it splits, and `manifest.json` listing the segments in id
- * order. Names are escaped (see `encodeName`) so that no name can leave `directory`.
+ * Snapshots: each (collection, partition) has a folder of segment files, records split by
+ * id range and listed by a small manifest, loaded on first use and kept up to a bound.
+ * Compaction (`compactor.ts`) writes the segments the journal changed, then deletes the
+ * journal files they cover. Start replays what is left of the journal.
+ *
+ * Layout: `<directory>/journal-<n>.log`, `<directory>/formwork.lock/` (the lock),
+ * `<directory>/formwork.pid` (its holder), and `<directory>/<collection>/<partition>/` with
+ * `0.json`, further `<uuid>.json` segments once it splits, and `manifest.json` listing the
+ * segments in id order. Names are escaped (see `encodeName`) so that no name can leave `directory`.
  * @module
  */
-import type { Store } from "../../src/ports/store.ts";
+import type { Durability } from "./journal.ts";
 import { LowdbStore } from "./store.ts";
+
+export type { Durability } from "./journal.ts";
+export { StoreLockedError } from "./lock.ts";
+export type { LowdbStore } from "./store.ts";
 
 /** Options of {@link createLowdbStore}. */
 export interface LowdbStoreOptions {
-  /** The folder holding every file of the store; created on the first write. */
+  /** The folder holding every file of the store; created when the store opens. */
   directory: string;
   /**
-   * The most records one segment file holds before it splits in two. Smaller segments make
-   * single-record writes cheaper and queries open more files. @default 1000
+   * The most records one segment file holds; compaction splits larger ones. A page of a
+   * query reads at least one whole segment, and snapshots rewrite whole segments, so
+   * smaller segments make both cheaper, at the cost of more files. @default 200
    */
   segmentSize?: number;
   /**
    * How many segments, across all partitions, stay loaded in memory before the least
-   * recently used ones are dropped. A soft bound: segments of partitions with an operation
-   * or a write in flight are kept, and a query loads all segments of its partition.
-   * @default 200
+   * recently used ones are dropped: with the segment size, this bounds the memory the store
+   * holds (about 100 × 200 records of 1 KB: 20 MB). A soft bound: segments of partitions
+   * with an operation in flight, and segments with changes not yet in their snapshot, are
+   * kept, and a query that cannot use `orderFields` loads every segment of its partition.
+   * @default 100
    */
   maxLoadedSegments?: number;
+  /**
+   * Fields that queries order by. For each, the manifest keeps the bounds of its values in
+   * every segment file, so that a page ordered by it (and a window on it) reads only the
+   * segments that can hold its records. Ordering by `id` needs none. Other fields still
+   * work, reading every segment. @default ["created_date_utc", "sort_order", "due_at"]
+   */
+  orderFields?: readonly string[];
+  /**
+   * When a write is acknowledged: `"process"` once the journal's `write` returned (it
+   * survives the process being killed), `"machine"` once it was `fdatasync`ed (it survives
+   * a power loss, at the cost of a disk flush per batch of concurrent writes).
+   * @default "process"
+   */
+  durability?: Durability;
+  /**
+   * How large the journal file grows before compaction writes the snapshots and starts a
+   * new one. Larger means fewer snapshot writes, and more to replay at start and to keep
+   * in memory. @default 16 MiB
+   */
+  journalBytes?: number;
+  /**
+   * Told what the store recovered from: a torn journal tail, a failed compaction, a lost
+   * lock. @default `console.warn`
+   */
+  warn?: (message: string) => void;
 }
 
 /**
- * Creates a lowdb store over `options.directory`. Touches no file until the first call.
- * @throws {RangeError} when `segmentSize` or `maxLoadedSegments` is not a positive integer
+ * Creates a lowdb store over `options.directory`. Touches no file until `open()` or the
+ * first call, which lock the directory and replay its journal.
+ * @throws {RangeError} when `segmentSize`, `maxLoadedSegments` or `journalBytes` is not a
+ *   positive integer, or `durability` is neither `"process"` nor `"machine"`
  */
-export function createLowdbStore(options: LowdbStoreOptions): Store {
-  return new LowdbStore(
-    options.directory,
-    positive("segmentSize", options.segmentSize ?? 1000),
-    positive("maxLoadedSegments", options.maxLoadedSegments ?? 200),
-  );
+export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
+  const durability = options.durability ?? "process";
+  if (durability !== "process" && durability !== "machine") {
+    throw new RangeError(
+      `lowdb store: durability must be "process" or "machine", not ${durability}`,
+    );
+  }
+  return new LowdbStore({
+    directory: options.directory,
+    segmentSize: positive("segmentSize", options.segmentSize ?? 200),
+    maxLoadedSegments: positive("maxLoadedSegments", options.maxLoadedSegments ?? 100),
+    orderFields: options.orderFields ?? ["created_date_utc", "sort_order", "due_at"],
+    durability,
+    journalBytes: positive("journalBytes", options.journalBytes ?? 16 * 1024 * 1024),
+    warn: options.warn ?? ((message) => console.warn(message)),
+  });
 }
 
 function positive(option: string, value: number): number {

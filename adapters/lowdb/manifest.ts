@@ -1,14 +1,18 @@
 import { join } from "node:path";
 import { Low } from "lowdb";
-import { JSONFile } from "lowdb/node";
+import { DataFile } from "lowdb/node";
 import { lowdbError } from "./errors.ts";
 import { FIRST_SEGMENT_FILE, isSegmentFile, MANIFEST_FILE } from "./file-names.ts";
-import type { IdRange } from "./segments.ts";
+import type { Bounds, IdRange } from "./segments.ts";
 
-/** One segment as the manifest lists it: the lowest id it owns and its file name. */
+/**
+ * One segment as the manifest lists it: the lowest id it owns, its file name, and for the
+ * store's order fields the bounds of their values in that file (absent: unknown).
+ */
 export interface ManifestEntry {
   low: string;
   file: string;
+  bounds?: Record<string, Bounds | null>;
 }
 
 /** The JSON of a manifest file. */
@@ -23,6 +27,7 @@ interface ManifestData {
 export class Manifest {
   readonly #db: Low<ManifestData>;
   readonly #path: string;
+  #dirty = false;
 
   private constructor(path: string, db: Low<ManifestData>) {
     this.#path = path;
@@ -32,7 +37,12 @@ export class Manifest {
   /** Reads a partition's manifest; without one, the partition is its first segment alone. */
   static async load(folder: string): Promise<Manifest> {
     const path = join(folder, MANIFEST_FILE);
-    const db = new Low<ManifestData>(new JSONFile(path), {
+    // Compact JSON: with bounds, a manifest of a large partition is rewritten often enough.
+    const file = new DataFile<ManifestData>(path, {
+      parse: (text) => JSON.parse(text) as ManifestData,
+      stringify: (data) => JSON.stringify(data),
+    });
+    const db = new Low<ManifestData>(file, {
       segments: [{ low: "", file: FIRST_SEGMENT_FILE }],
     });
     try {
@@ -68,9 +78,15 @@ export class Manifest {
     return { low, high: this.entries[index + 1]?.low };
   }
 
-  /** Lists a segment split off the one at `index - 1`. */
-  insert(index: number, entry: ManifestEntry): void {
-    this.#db.data.segments.splice(index, 0, entry);
+  /** Whether it changed since it was read or last written. */
+  get dirty(): boolean {
+    return this.#dirty;
+  }
+
+  /** Lists segments split off the one at `index - 1`, in id order. */
+  insert(index: number, entries: ManifestEntry[]): void {
+    this.#db.data.segments.splice(index, 0, ...entries);
+    this.#dirty = true;
   }
 
   /**
@@ -83,15 +99,34 @@ export class Manifest {
     const [removed] = segments.splice(index, 1);
     const next = segments[index];
     if (removed && next) next.low = index === 0 ? "" : removed.low;
+    this.#dirty = true;
   }
 
-  /** Only restructuring writes the manifest, and it waits for the write before going on. */
-  async write(): Promise<void> {
+  /**
+   * Records the bounds of `field` in the segment file at `index` (`undefined`, kept as
+   * `null`: the file is empty).
+   * Set only once that file is written, so that they never claim less than it holds.
+   * @returns whether anything changed
+   */
+  setBounds(index: number, field: string, bounds: Bounds | undefined): boolean {
+    const entry = this.entries[index] as ManifestEntry;
+    const next = bounds ?? null;
+    const kept = entry.bounds?.[field];
+    if (kept !== undefined && JSON.stringify(kept) === JSON.stringify(next)) return false;
+    entry.bounds = { ...entry.bounds, [field]: next };
+    this.#dirty = true;
+    return true;
+  }
+
+  /** Only compaction writes the manifest, on the partition's chain, waiting for the write. */
+  async write(): Promise<string> {
     try {
       await this.#db.write();
     } catch (cause) {
       throw lowdbError(`cannot write ${this.#path}`, cause);
     }
+    this.#dirty = false;
+    return this.#path;
   }
 }
 
@@ -103,6 +138,7 @@ function isValid(data: unknown): data is ManifestData {
       typeof entry?.low === "string" &&
       typeof entry.file === "string" &&
       isSegmentFile(entry.file) &&
+      (entry.bounds === undefined || (typeof entry.bounds === "object" && entry.bounds !== null)) &&
       (i === 0 ? entry.low === "" : entry.low > (segments[i - 1] as ManifestEntry).low),
   );
 }

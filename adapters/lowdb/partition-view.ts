@@ -15,11 +15,17 @@ export class PartitionView {
   readonly #owner: Partition;
   readonly #loaded = new Map<string, Segment>();
   #manifest: Manifest | undefined;
+  #epoch = 0;
 
   constructor(folder: string, cache: SegmentCache<Partition>, owner: Partition) {
     this.#folder = folder;
     this.#cache = cache;
     this.#owner = owner;
+  }
+
+  /** Bumped by every `reset`: work planned before one must not go on after it. */
+  get epoch(): number {
+    return this.#epoch;
   }
 
   get loadedCount(): number {
@@ -34,7 +40,7 @@ export class PartitionView {
   /** The segment owning `id`. */
   async segmentFor(id: string): Promise<Segment> {
     const manifest = await this.manifest();
-    return this.#segmentAt(manifest, manifest.indexOf(id));
+    return this.segmentAt(manifest, manifest.indexOf(id));
   }
 
   /** Every segment, loaded one after the other to keep few files open. */
@@ -42,9 +48,21 @@ export class PartitionView {
     const manifest = await this.manifest();
     const segments: Segment[] = [];
     for (let i = 0; i < manifest.entries.length; i++) {
-      segments.push(await this.#segmentAt(manifest, i));
+      segments.push(await this.segmentAt(manifest, i));
     }
     return segments;
+  }
+
+  /** Whether a loaded segment, or the manifest, holds changes its file does not. */
+  get dirty(): boolean {
+    if (this.#manifest?.dirty) return true;
+    for (const segment of this.#loaded.values()) if (segment.dirty) return true;
+    return false;
+  }
+
+  /** The segment at `index` of the manifest, if it is loaded. */
+  loadedAt(manifest: Manifest, index: number): Segment | undefined {
+    return this.#loaded.get(join(this.#folder, (manifest.entries[index] as ManifestEntry).file));
   }
 
   /** Keeps a segment created by a split. */
@@ -68,9 +86,11 @@ export class PartitionView {
     for (const segment of this.#loaded.values()) this.#cache.remove(segment);
     this.#loaded.clear();
     this.#manifest = undefined;
+    this.#epoch++;
   }
 
-  async #segmentAt(manifest: Manifest, index: number): Promise<Segment> {
+  /** The segment at `index` of the manifest, read from its file unless loaded. */
+  async segmentAt(manifest: Manifest, index: number): Promise<Segment> {
     const path = join(this.#folder, (manifest.entries[index] as ManifestEntry).file);
     const segment = this.#loaded.get(path) ?? (await Segment.load(path, manifest.rangeOf(index)));
     this.remember(segment);

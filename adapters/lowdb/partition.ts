@@ -1,40 +1,53 @@
-import { join } from "node:path";
-import { newSegmentFile } from "./file-names.ts";
-import { createFolder, moveAway, removeFile, removeTree } from "./folders.ts";
-import type { Manifest } from "./manifest.ts";
+import { moveAway, removeTree } from "./folders.ts";
+import type { Journal } from "./journal.ts";
+import type { JournalEntry } from "./journal-entries.ts";
 import { Mutex } from "./mutex.ts";
 import { PartitionView } from "./partition-view.ts";
 import { PendingWrites } from "./pending-writes.ts";
 import type { SegmentCache, SegmentOwner } from "./segment-cache.ts";
-import { Segment } from "./segments.ts";
+import type { Entry, Segment } from "./segments.ts";
+import { writeSnapshots } from "./snapshots.ts";
+
+/** Where a partition lives: its names and its folder. */
+export interface PartitionPlace {
+  collection: string;
+  name: string;
+  folder: string;
+}
 
 /**
- * The records of one (collection, partition): a folder with segment files and, once a
- * segment has split, a manifest. Operations run one at a time on a promise chain, so an etag
- * check and the write it guards are atomic. A plain write leaves the chain as soon as its
- * change is in memory and its file write has started; the caller then awaits the write, so
- * overlapping writes of one file coalesce in steno. Restructuring touches several files in
- * a crash-safe order and keeps the chain until done:
- * - split: the new upper segment, then the manifest, then the trimmed lower segment. A crash
- *   before the manifest leaves an unlisted file; after it, the lower file still holds copies
- *   of the moved records, which `Segment.load` ignores as outside its range.
- * - an emptied segment (never the last one): the manifest, then the unlink.
- * When a write fails, the next operation waits for the writes in flight and drops what is
- * loaded, so memory never keeps a change the disk refused.
+ * The records of one (collection, partition). Operations run one at a time on a promise
+ * chain, so an etag check and the write it guards are atomic. A change is made in memory
+ * and appended to the journal; the operation leaves the chain then, and its caller awaits
+ * the journal's batch. If the batch fails, the journal undoes the change (see `Journal`).
+ *
+ * The segment files are snapshots that compaction writes (`writeSnapshots`).
  */
 export class Partition implements SegmentOwner {
+  readonly collection: string;
+  readonly name: string;
   readonly folder: string;
   /** What is loaded; use it only inside `run`. */
   readonly view: PartitionView;
   readonly #segmentSize: number;
+  readonly #orderFields: readonly string[];
+  readonly #journal: Journal;
   readonly #mutex = new Mutex();
   readonly #writes = new PendingWrites();
-  #folderReady = false;
 
-  constructor(folder: string, segmentSize: number, cache: SegmentCache<Partition>) {
-    this.folder = folder;
-    this.#segmentSize = segmentSize;
-    this.view = new PartitionView(folder, cache, this);
+  constructor(
+    place: PartitionPlace,
+    settings: { segmentSize: number; orderFields: readonly string[] },
+    cache: SegmentCache<Partition>,
+    journal: Journal,
+  ) {
+    this.collection = place.collection;
+    this.name = place.name;
+    this.folder = place.folder;
+    this.#segmentSize = settings.segmentSize;
+    this.#orderFields = settings.orderFields;
+    this.#journal = journal;
+    this.view = new PartitionView(place.folder, cache, this);
   }
 
   get idle(): boolean {
@@ -45,83 +58,85 @@ export class Partition implements SegmentOwner {
     return this.view.loadedCount;
   }
 
+  /** Whether it holds changes that only the journal has. */
+  get dirty(): boolean {
+    return this.view.dirty;
+  }
+
   unload(segment: Segment): void {
     this.view.unload(segment);
   }
 
   /** Runs `op` once every operation queued before it has finished. */
   run<T>(op: () => Promise<T>): Promise<T> {
-    return this.#mutex.run(async () => {
-      if (this.#writes.failed) await this.settle();
-      return op();
-    });
+    return this.#mutex.run(op);
   }
 
-  /** Applies `edit` to the segment owning `id`; resolves once any change is on disk. */
+  /** Applies `edit` to the segment owning `id`; resolves once any change is journaled. */
   async change<T>(id: string, edit: (segment: Segment) => T): Promise<T> {
     let written: Promise<void> = Promise.resolve();
     const value = await this.run(async () => {
       const segment = await this.view.segmentFor(id);
+      const before = segment.records.get(id);
       const version = segment.version;
       const value = edit(segment);
       if (segment.version === version) return value;
-      if (!this.#folderReady) await createFolder(this.folder);
-      this.#folderReady = true;
-      const manifest = await this.view.manifest();
-      const index = manifest.indexOf(id);
-      if (segment.records.size > this.#segmentSize) {
-        await this.#split(manifest, index, segment, id);
-      } else if (segment.records.size === 0 && index < manifest.entries.length - 1) {
-        await this.#drop(manifest, index, segment);
-      } else {
-        written = this.#writes.track(segment.write());
-      }
+      const after = segment.records.get(id);
+      const place = { c: this.collection, p: this.name };
+      const entry: JournalEntry = after
+        ? { ...place, o: "put", r: after.record, e: after.etag }
+        : { ...place, o: "del", i: id };
+      written = this.#writes.track(this.#journal.append(entry, () => segment.set(id, before)));
       return value;
     });
     await written;
     return value;
   }
 
-  /** Deletes the partition's folder. @returns how many records it held */
+  /** Applies an entry read back from the journal at start. */
+  async replay(entry: JournalEntry): Promise<void> {
+    if (entry.o === "clear") return this.#removeFolder();
+    const id = entry.o === "put" ? entry.r.id : entry.i;
+    const segment = await this.view.segmentFor(id);
+    const replayed: Entry | undefined =
+      entry.o === "put" ? { record: entry.r, etag: entry.e } : undefined;
+    segment.set(id, replayed);
+  }
+
+  /** Journals the partition's deletion, then deletes its folder. @returns how many records it held */
   clear(): Promise<number> {
     return this.run(async () => {
-      await this.settle();
+      await this.#writes.settle();
       let count = 0;
       for (const segment of await this.view.allSegments()) count += segment.records.size;
-      const tombstone = await moveAway(this.folder);
-      this.#reset();
-      if (tombstone) await removeTree(tombstone);
+      // Nothing changes in memory before the entry is written, so there is nothing to undo.
+      await this.#journal.append({ c: this.collection, p: this.name, o: "clear" }, () => {});
+      await this.#removeFolder();
       return count;
     });
   }
 
-  /** Waits for the writes in flight; after a failed one, drops everything loaded. */
-  async settle(): Promise<void> {
-    if (await this.#writes.settle()) this.#reset();
+  /**
+   * Writes the dirty segments to their snapshot files, step by step on the operation
+   * chain (see `snapshots.ts`). Calls go on in between.
+   * @returns the files written
+   */
+  writeSnapshots(): Promise<string[]> {
+    const target = {
+      folder: this.folder,
+      view: this.view,
+      run: <T>(step: () => Promise<T>) => this.run(step),
+      settle: () => this.#writes.settle(),
+    };
+    return writeSnapshots(target, {
+      segmentSize: this.#segmentSize,
+      orderFields: this.#orderFields,
+    });
   }
 
-  async #split(manifest: Manifest, index: number, segment: Segment, added: string) {
-    const upper = segment.takeUpper(added);
-    const file = newSegmentFile();
-    const created = Segment.create(join(this.folder, file), upper.records);
-    await this.#writes.track(created.write());
-    manifest.insert(index + 1, { low: upper.low, file });
-    this.view.remember(created);
-    await this.#writes.track(manifest.write());
-    await this.#writes.track(segment.write());
-  }
-
-  async #drop(manifest: Manifest, index: number, segment: Segment) {
-    manifest.remove(index);
-    await this.#writes.track(manifest.write());
-    // A write of the segment still in flight would bring the file back after the unlink.
-    await this.settle();
-    this.view.discard(segment);
-    await removeFile(segment.path);
-  }
-
-  #reset(): void {
+  async #removeFolder(): Promise<void> {
+    const tombstone = await moveAway(this.folder);
     this.view.reset();
-    this.#folderReady = false;
+    if (tombstone) await removeTree(tombstone);
   }
 }

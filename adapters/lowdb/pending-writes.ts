@@ -1,18 +1,9 @@
-/**
- * The file writes of one partition that have started and not yet settled, and whether any
- * of them failed since the last `settle`.
- */
+/** The journal writes of one partition that have started and not yet settled. */
 export class PendingWrites {
   readonly #writes = new Set<Promise<void>>();
-  #failed = false;
 
   get size(): number {
     return this.#writes.size;
-  }
-
-  /** Whether a write failed since the last `settle`. */
-  get failed(): boolean {
-    return this.#failed;
   }
 
   /**
@@ -22,18 +13,12 @@ export class PendingWrites {
   track(write: Promise<void>): Promise<void> {
     this.#writes.add(write);
     const done = () => this.#writes.delete(write);
-    write.then(done, () => {
-      this.#failed = true;
-      done();
-    });
+    write.then(done, done);
     return write;
   }
 
-  /** Waits for every write in flight. @returns whether one failed since the last call */
-  async settle(): Promise<boolean> {
+  /** Waits for every write in flight, whatever its outcome. */
+  async settle(): Promise<void> {
     await Promise.allSettled([...this.#writes]);
-    const failed = this.#failed;
-    this.#failed = false;
-    return failed;
   }
 }

@@ -12,9 +12,9 @@ export interface SegmentOwner {
 
 /**
  * A least-recently-used bound on the loaded segments of a whole store. The bound is soft:
- * segments of busy partitions are skipped (an operation may hold them, and a segment with a
- * write in flight must not get a second lowdb writer), and one query of a partition with
- * more segments than the bound loads them all before anything is evicted.
+ * segments of busy partitions are skipped (an operation may hold them), dirty segments stay
+ * until compaction has written them (only the journal has their changes), and one query of
+ * a partition with more segments than the bound loads them all before anything is evicted.
  */
 export class SegmentCache<Owner extends SegmentOwner> {
   readonly #max: number;
@@ -41,7 +41,7 @@ export class SegmentCache<Owner extends SegmentOwner> {
   trim(): void {
     for (const [segment, owner] of this.#lru) {
       if (this.#lru.size <= this.#max) return;
-      if (!owner.idle) continue;
+      if (!owner.idle || segment.dirty) continue;
       this.#lru.delete(segment);
       owner.unload(segment);
       if (owner.loadedCount === 0) this.#forget(owner);

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { Low } from "lowdb";
 import { DataFile } from "lowdb/node";
-import type { Stored, StoreRecord } from "../../src/ports/store.ts";
+import { compareValues } from "../../src/ports/evaluate-query.ts";
+import type { Scalar, Stored, StoreRecord } from "../../src/ports/store.ts";
 import { lowdbError } from "./errors.ts";
 
 /** One record and its etag, as kept in a segment file. */
@@ -11,8 +12,8 @@ export interface Entry {
 }
 
 /**
- * A segment file through lowdb, written as compact JSON: a whole segment is rewritten on
- * every change, and lowdb's default indentation made that a third slower.
+ * A segment file through lowdb, written as compact JSON: a snapshot is rewritten whole, and
+ * lowdb's default indentation made that a third slower.
  */
 function segmentFile(path: string): DataFile<SegmentData> {
   return new DataFile<SegmentData>(path, {
@@ -26,6 +27,16 @@ interface SegmentData {
   records: Record<string, Entry>;
 }
 
+/** The lowest and highest value of one field in a segment; `null` stands for "missing". */
+export type Bounds = [Scalar | null, Scalar | null];
+
+/** A record's value of `field` as bounds keep it: a scalar, or `null` for anything else. */
+export function boundValue(record: StoreRecord, field: string): Scalar | null {
+  const value = (record as unknown as Record<string, unknown>)[field];
+  const kind = typeof value;
+  return kind === "string" || kind === "number" || kind === "boolean" ? (value as Scalar) : null;
+}
+
 /** The ids a segment owns: from `low` (inclusive) up to `high` (exclusive; none for the last). */
 export interface IdRange {
   low: string;
@@ -33,16 +44,18 @@ export interface IdRange {
 }
 
 /**
- * One segment file of a partition, loaded: its records in a `Map` (ids such as `__proto__`
- * or `toString` must not meet `Object.prototype`), written back whole through lowdb.
+ * One segment of a partition, loaded: its records in a `Map` (ids such as `__proto__` or
+ * `toString` must not meet `Object.prototype`). Changes reach the disk through the journal;
+ * the segment file is a snapshot, rewritten whole by compaction while the segment is dirty.
  */
 export class Segment {
   readonly records: Map<string, Entry>;
   readonly path: string;
   readonly #db: Low<SegmentData>;
   #version = 0;
-  #writing: Promise<void> | undefined;
-  #next: Promise<void> | undefined;
+  #dirty = false;
+  #persisted = true;
+  readonly #bounds = new Map<string, { version: number; bounds: Bounds | undefined }>();
 
   private constructor(path: string, db: Low<SegmentData>, records: Map<string, Entry>) {
     this.path = path;
@@ -54,6 +67,7 @@ export class Segment {
    * Reads a segment file; a missing file is an empty segment. Records outside `range` are
    * left out: they are copies a split moved to the next segment before a crash kept it from
    * rewriting this one (see `Partition`), and the next segment holds their true state.
+   * @throws naming the file when it is not a segment file: a corrupt snapshot
    */
   static async load(path: string, range: IdRange): Promise<Segment> {
     const db = new Low<SegmentData>(segmentFile(path), { records: {} });
@@ -62,81 +76,114 @@ export class Segment {
     } catch (cause) {
       throw lowdbError(`cannot read ${path}`, cause);
     }
-    return new Segment(path, db, entriesOf(db.data, path, range));
+    const records = entriesOf(db.data, path, range);
+    db.data = { records: {} };
+    return new Segment(path, db, records);
   }
 
   /** A segment that does not exist on disk yet. */
   static create(path: string, records: Map<string, Entry>): Segment {
-    return new Segment(path, new Low<SegmentData>(segmentFile(path), { records: {} }), records);
+    const segment = new Segment(path, new Low(segmentFile(path), { records: {} }), records);
+    segment.#dirty = true;
+    segment.#persisted = false;
+    return segment;
   }
 
-  /** Bumped by every change, so callers can tell whether an edit wrote anything. */
+  /** Bumped by every change, so callers can tell whether an edit changed anything. */
   get version(): number {
     return this.#version;
+  }
+
+  /** Whether its file exists: a segment split off another one has none until written. */
+  get persisted(): boolean {
+    return this.#persisted;
+  }
+
+  /** Whether it holds changes its file does not: it must stay loaded until written. */
+  get dirty(): boolean {
+    return this.#dirty;
+  }
+
+  /**
+   * The lowest and highest value of `field` among the records, in `compareValues` order
+   * (`null` for a record lacking it); `undefined` when the segment is empty. Kept until the
+   * next change.
+   */
+  boundsOf(field: string): Bounds | undefined {
+    const kept = this.#bounds.get(field);
+    if (kept?.version === this.#version) return kept.bounds;
+    let bounds: Bounds | undefined;
+    for (const { record } of this.records.values()) {
+      const value = boundValue(record, field);
+      if (!bounds) bounds = [value, value];
+      else if (compareValues(value, bounds[0]) < 0) bounds[0] = value;
+      else if (compareValues(value, bounds[1]) > 0) bounds[1] = value;
+    }
+    this.#bounds.set(field, { version: this.#version, bounds });
+    return bounds;
   }
 
   /** Stores a copy of `record` under a fresh etag and returns another copy. */
   put<T extends StoreRecord>(record: T): Stored<T> {
     const entry = { record: structuredClone(record), etag: randomUUID() };
-    this.records.set(record.id, entry);
-    this.#version++;
+    this.set(record.id, entry);
     return { record: structuredClone(record), etag: entry.etag };
   }
 
   /** Deletes the record with that id. */
   remove(id: string): void {
-    this.records.delete(id);
+    this.set(id, undefined);
+  }
+
+  /** Sets the entry of `id` as is (`undefined` deletes it): replaying, or undoing. */
+  set(id: string, entry: Entry | undefined): void {
+    if (entry) this.records.set(id, entry);
+    else this.records.delete(id);
     this.#version++;
+    this.#dirty = true;
   }
 
   /**
-   * Moves the upper part of the records out, for a split. When `added` is the highest id, as
-   * with time-ordered ids, only it moves: the segment stays full and appends keep filling a
-   * fresh last segment. Otherwise the segment splits in half.
+   * The records from the `segmentSize`-th on (by id), in chunks of `segmentSize`, for a
+   * split; the segment itself is left as is. With time-ordered ids that leaves full
+   * segments behind and the newest records in the last one.
    */
-  takeUpper(added: string): { low: string; records: Map<string, Entry> } {
+  overflow(segmentSize: number): { low: string; records: Map<string, Entry> }[] {
     const ids = [...this.records.keys()].sort(compareIds);
-    const cut = ids[ids.length - 1] === added ? ids.length - 1 : Math.floor(ids.length / 2);
-    const moved = new Map<string, Entry>();
-    for (const id of ids.slice(cut)) {
-      moved.set(id, this.records.get(id) as Entry);
-      this.records.delete(id);
+    const chunks: { low: string; records: Map<string, Entry> }[] = [];
+    for (let start = segmentSize; start < ids.length; start += segmentSize) {
+      const records = new Map<string, Entry>();
+      for (const id of ids.slice(start, start + segmentSize)) {
+        records.set(id, this.records.get(id) as Entry);
+      }
+      chunks.push({ low: ids[start] as string, records });
     }
+    return chunks;
+  }
+
+  /** Forgets records a split moved to other segments; the file is rewritten next. */
+  forget(ids: Iterable<string>): void {
+    for (const id of ids) this.records.delete(id);
     this.#version++;
-    return { low: ids[cut] as string, records: moved };
+    this.#dirty = true;
   }
 
-  /**
-   * Writes the whole segment through lowdb. At most one write is in flight and one waits
-   * behind it; the waiting one serializes the records only when it starts, so a burst of
-   * changes costs two serializations and every caller waits for two writes at most. (steno
-   * coalesces too, but serializes on every call and resolves the caller that started a
-   * chain only once the whole chain is written: under steady writes, possibly never.)
-   */
-  write(): Promise<void> {
-    this.#next ??= this.#writeAfterCurrent();
-    return this.#next;
-  }
-
-  async #writeAfterCurrent(): Promise<void> {
-    // Also defers by a tick when nothing is in flight, so changes of the same tick join.
-    await this.#writing?.catch(ignore);
+  /** Writes the whole segment through lowdb (temp file and rename) and marks it clean. */
+  async write(): Promise<void> {
     // Object.fromEntries defines own properties, so an id `__proto__` survives.
     this.#db.data = { records: Object.fromEntries(this.records) };
-    const current = this.#db.write();
-    this.#next = undefined;
-    this.#writing = current;
+    const version = this.#version;
     try {
-      await current;
+      await this.#db.write();
     } catch (cause) {
       throw lowdbError(`cannot write ${this.path}`, cause);
     } finally {
-      if (this.#writing === current) this.#writing = undefined;
+      this.#db.data = { records: {} };
     }
+    this.#persisted = true;
+    if (this.#version === version) this.#dirty = false;
   }
 }
-
-const ignore = () => {};
 
 /** Orders ids by UTF-16 code unit, as the manifest's binary search does. */
 export function compareIds(a: string, b: string): number {

@@ -1,4 +1,3 @@
-import { evaluateQuery } from "../../src/ports/evaluate-query.ts";
 import {
   type Page,
   type Query,
@@ -8,24 +7,55 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "../../src/ports/store.ts";
+import { Compactor } from "./compactor.ts";
 import { lowdbError } from "./errors.ts";
 import { partitionFolder } from "./file-names.ts";
+import { type Durability, Journal } from "./journal.ts";
+import { listJournals, readJournal } from "./journal-files.ts";
+import { lockDirectory } from "./lock.ts";
 import { Partition } from "./partition.ts";
+import { readPage } from "./range-query.ts";
 import { SegmentCache } from "./segment-cache.ts";
-import type { Entry, Segment } from "./segments.ts";
+import type { Entry } from "./segments.ts";
 
-/** The `Store` over lowdb files; see the module doc of `index.ts`. */
+/** The settings of a {@link LowdbStore}, defaults applied. */
+export interface LowdbSettings {
+  directory: string;
+  segmentSize: number;
+  maxLoadedSegments: number;
+  orderFields: readonly string[];
+  durability: Durability;
+  journalBytes: number;
+  warn: (message: string) => void;
+}
+
+/** What the store holds while open: its lock, journal and partitions. */
+interface Opened {
+  release: () => Promise<void>;
+  journal: Journal;
+  compactor: Compactor;
+}
+
+/** The `Store` over lowdb files and a journal; see the module doc of `index.ts`. */
 export class LowdbStore implements Store {
-  readonly #directory: string;
-  readonly #segmentSize: number;
+  readonly #settings: LowdbSettings;
   readonly #partitions = new Map<string, Partition>();
   readonly #cache: SegmentCache<Partition>;
+  #opened: Promise<Opened> | undefined;
   #closed = false;
 
-  constructor(directory: string, segmentSize: number, maxLoadedSegments: number) {
-    this.#directory = directory;
-    this.#segmentSize = segmentSize;
-    this.#cache = new SegmentCache<Partition>(maxLoadedSegments, (p) => this.#forget(p));
+  constructor(settings: LowdbSettings) {
+    this.#settings = settings;
+    this.#cache = new SegmentCache<Partition>(settings.maxLoadedSegments, (p) => this.#forget(p));
+  }
+
+  /**
+   * Locks the directory and replays the journal; every other call does this first. Call it
+   * at start to fail early when another process holds the directory.
+   * @throws {StoreLockedError} when another live process holds the directory
+   */
+  async open(): Promise<void> {
+    await this.#open();
   }
 
   get<T extends StoreRecord>(collection: string, partition: string, id: string) {
@@ -69,10 +99,11 @@ export class LowdbStore implements Store {
   query<T extends StoreRecord>(collection: string, partition: string, query?: Query) {
     return this.#within(collection, partition, (p) =>
       p.run(async (): Promise<Page<T>> => {
-        const records = recordsOf(await p.view.allSegments()) as Iterable<T>;
-        const page = evaluateQuery(records, query);
+        const page = await readPage<T>(p.view, query);
+        // Records are JSON (that is what the files hold), and one JSON round trip of a whole
+        // page costs a fraction of a structuredClone per record.
         return {
-          items: page.items.map((item) => structuredClone(item)),
+          items: JSON.parse(JSON.stringify(page.items)) as T[],
           continuation: page.continuation,
         };
       }),
@@ -83,28 +114,75 @@ export class LowdbStore implements Store {
     return this.#within(collection, partition, (p) => p.clear());
   }
 
+  /** Waits for the journal, writes every snapshot, and releases the directory. */
   async close() {
+    if (this.#closed) return;
     this.#closed = true;
-    const partitions = [...this.#partitions.values()];
-    await Promise.all(partitions.map((p) => p.run(() => p.settle())));
+    const opened = await this.#opened?.catch(() => undefined);
+    if (!opened) return;
+    await opened.journal.close();
+    await opened.compactor.finish();
     this.#partitions.clear();
+    await opened.release();
+  }
+
+  #open(): Promise<Opened> {
+    // A failed start (the directory locked, a corrupt snapshot) is tried again by the next call.
+    this.#opened ??= this.#start().catch((error: unknown) => {
+      this.#opened = undefined;
+      throw error;
+    });
+    return this.#opened;
+  }
+
+  async #start(): Promise<Opened> {
+    const { directory, durability, warn } = this.#settings;
+    let journal: Journal | undefined;
+    const release = await lockDirectory(directory, (error) => {
+      warn(`lowdb store: lost the lock of ${directory}; refusing writes: ${error.message}`);
+      journal?.fail(error);
+    });
+    try {
+      const replayed = await listJournals(directory);
+      const seq = (replayed.at(-1) ?? 0) + 1;
+      const compactor = new Compactor(this.#settings, () => [...this.#partitions.values()]);
+      journal = await Journal.open(directory, seq, durability, (bytes) => compactor.grown(bytes));
+      compactor.start(journal);
+      for (const old of replayed) {
+        for (const entry of await readJournal(directory, old, warn)) {
+          await this.#partitionOf(entry.c, entry.p, journal).replay(entry);
+        }
+      }
+      if (replayed.length > 0) compactor.soon();
+      return { release, journal, compactor };
+    } catch (error) {
+      await journal?.close();
+      await release();
+      throw error;
+    }
   }
 
   async #within<T>(collection: string, name: string, op: (p: Partition) => Promise<T>) {
     if (this.#closed) throw lowdbError("the store is closed");
-    const folder = partitionFolder(this.#directory, collection, name);
-    let partition = this.#partitions.get(folder);
-    if (!partition) {
-      partition = new Partition(folder, this.#segmentSize, this.#cache);
-      this.#partitions.set(folder, partition);
-    }
+    const { journal } = await this.#open();
+    const partition = this.#partitionOf(collection, name, journal);
     try {
       return await op(partition);
     } finally {
       this.#cache.trim();
-      // Nothing loaded any more (deleted, or dropped after a failed write): no need to keep it.
       if (partition.idle && partition.loadedCount === 0) this.#forget(partition);
     }
+  }
+
+  #partitionOf(collection: string, name: string, journal: Journal): Partition {
+    const folder = partitionFolder(this.#settings.directory, collection, name);
+    let partition = this.#partitions.get(folder);
+    if (!partition) {
+      const place = { collection, name, folder };
+      partition = new Partition(place, this.#settings, this.#cache, journal);
+      this.#partitions.set(folder, partition);
+    }
+    return partition;
   }
 
   #forget(partition: Partition): void {
@@ -125,8 +203,4 @@ function matches(entry: Entry | undefined, options?: WriteOptions): boolean {
     throw new StoreConflictError("etag");
   }
   return true;
-}
-
-function* recordsOf(segments: Segment[]): Generator<StoreRecord> {
-  for (const segment of segments) for (const entry of segment.records.values()) yield entry.record;
 }

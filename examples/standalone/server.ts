@@ -4,7 +4,7 @@
  */
 import { createFormService } from "formwork";
 import { createFsBlobStore } from "formwork/adapters/fs";
-import { createLowdbStore } from "formwork/adapters/lowdb";
+import { createLowdbStore, StoreLockedError } from "formwork/adapters/lowdb";
 import {
   readConfig,
   resolveAdminSecret,
@@ -16,8 +16,19 @@ import { optionsFrom, serveUntilStopped } from "./serve.ts";
 
 const config = readConfig(process.env);
 await secureDataDir(config);
+const store = createLowdbStore({ directory: `${config.dataDir}/records` });
+try {
+  // Opening now, not on the first request: a second server on the same DATA_DIR stops here.
+  await store.open();
+} catch (error) {
+  if (!(error instanceof StoreLockedError)) throw error;
+  console.error(
+    `DATA_DIR ${config.dataDir} is in use by another Formwork process (pid ${error.pid})`,
+  );
+  process.exit(1);
+}
 const service = createFormService({
-  store: createLowdbStore({ directory: `${config.dataDir}/records` }),
+  store,
   blobs: createFsBlobStore({
     directory: `${config.dataDir}/files`,
     storageUrl: `${config.publicUrl}/storage`,

@@ -85,7 +85,12 @@ function encodeCursor(value: unknown, id: string): string {
   return Buffer.from(JSON.stringify([value ?? null, id])).toString("base64url");
 }
 
-function decodeCursor(token: string, field: string): StoreRecord {
+/**
+ * Reads a continuation token of {@link evaluateQuery}: the last record a page returned, as
+ * far as the order needs it (`id` and the order field).
+ * @throws {StoreContinuationError} for a token it did not issue
+ */
+export function decodeCursor(token: string, field: string): StoreRecord {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));

@@ -1,10 +1,28 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { once } from "node:events";
+import {
+  access,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { createLowdbStore, type LowdbStoreOptions } from "../../adapters/lowdb/index.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { crc32 } from "node:zlib";
+import {
+  createLowdbStore,
+  type LowdbStoreOptions,
+  StoreLockedError,
+} from "../../adapters/lowdb/index.ts";
 import type { Store, StoreRecord } from "../../src/ports/store.ts";
 import { runStoreConformance } from "../../src/testing/index.ts";
 
@@ -44,16 +62,51 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   }
 }
 
+/** The records a partition's journal entries leave, in order: a record, `null` (deleted), or "clear". */
+async function journaled(directory: string, collection: string, partition: string) {
+  const files = (await readdir(directory)).filter((f) => /^journal-\d+\.log$/.test(f)).sort();
+  const changes: ({ id: string; record: StoreRecord | null } | "clear")[] = [];
+  for (const file of files) {
+    const text = await readFile(join(directory, file), "utf8");
+    for (const line of text.split("\n")) {
+      const json = line.slice(9);
+      if (!line || crc32(json).toString(16).padStart(8, "0") !== line.slice(0, 8)) break;
+      const entry = JSON.parse(json);
+      if (entry.c !== collection || entry.p !== partition) continue;
+      if (entry.o === "clear") changes.push("clear");
+      else if (entry.o === "put") changes.push({ id: entry.r.id, record: entry.r });
+      else changes.push({ id: entry.i, record: null });
+    }
+  }
+  return changes;
+}
+
 /** Reads one record straight from the files, the way the adapter lays them out. */
 async function inspect(store: Store, collection: string, partition: string, id: string) {
   // The conformance suite uses plain lowercase names, which are their own encoding.
-  const folder = join(directories.get(store) as string, collection, partition);
+  const directory = directories.get(store) as string;
+  const folder = join(directory, collection, partition);
   const manifest = (await readJson<{ segments: { low: string; file: string }[] }>(
     join(folder, "manifest.json"),
   )) ?? { segments: [{ low: "", file: "0.json" }] };
   const file = manifest.segments.findLast((segment) => segment.low <= id)?.file as string;
   const records = (await readJson<SegmentJson>(join(folder, file)))?.records ?? {};
-  return Object.hasOwn(records, id) ? records[id]?.record : undefined;
+  let found = Object.hasOwn(records, id) ? records[id]?.record : undefined;
+  for (const change of await journaled(directory, collection, partition)) {
+    if (change === "clear") found = undefined;
+    else if (change.id === id) found = change.record ?? undefined;
+  }
+  return found;
+}
+
+/** A copy of a store's files as a kill -9 would leave them, under a new directory. */
+async function crashCopy(directory: string): Promise<string> {
+  const copy = await tempDir();
+  await cp(directory, copy, { recursive: true });
+  const dead = spawn(process.execPath, ["-e", ""]);
+  await once(dead, "exit");
+  await writeFile(join(copy, "formwork.pid"), String(dead.pid));
+  return copy;
 }
 
 /** The record counts of a partition's segment files, read from disk. */
@@ -63,7 +116,12 @@ async function segmentSizes(folder: string): Promise<number[]> {
   return segments.map((segment) => Object.keys(segment?.records ?? {}).length);
 }
 
-for (const options of [{}, { segmentSize: 3, maxLoadedSegments: 2 }]) {
+const configurations: Partial<LowdbStoreOptions>[] = [
+  {},
+  { segmentSize: 3, maxLoadedSegments: 2, journalBytes: 300 },
+  { durability: "machine" },
+];
+for (const options of configurations) {
   runStoreConformance({
     name: `lowdb ${JSON.stringify(options)}`,
     create: async () => open(await tempDir(), options),
@@ -95,6 +153,9 @@ describe("lowdb store", () => {
         all.map((r) => [r.id, r.n]),
         [...expected].sort(([a], [b]) => (a < b ? -1 : 1)),
       );
+    };
+    const checkFiles = async () => {
+      // Closing compacted the journal into the snapshots.
       const sizes = await segmentSizes(join(directories.get(store) as string, "t", "p"));
       assert.ok(sizes.length > 1 && sizes.every((size) => size <= 4), `sizes ${sizes}`);
       assert.equal(
@@ -104,23 +165,48 @@ describe("lowdb store", () => {
     };
     await check();
     store = await reopen(store, options);
+    await checkFiles();
     await check();
     await store.close();
+    await checkFiles();
   });
 
   it("keeps appended segments full and drops the ones emptied", async () => {
     const directory = await tempDir();
-    const store = open(directory, { segmentSize: 4 });
+    let store = open(directory, { segmentSize: 4 });
     const ids = Array.from({ length: 20 }, (_, n) => `r${String(n).padStart(2, "0")}`);
     for (const [n, id] of ids.entries()) await store.create<Row>("t", "p", { id, n });
+    store = await reopen(store, { segmentSize: 4 });
     assert.deepEqual(await segmentSizes(join(directory, "t", "p")), [4, 4, 4, 4, 4]);
     for (const id of ids) await store.delete("t", "p", id);
-    assert.deepEqual(await segmentSizes(join(directory, "t", "p")), [0]);
     const again = await reopen(store);
+    assert.deepEqual(await segmentSizes(join(directory, "t", "p")), [0]);
     assert.deepEqual((await again.query("t", "p")).items, []);
     await again.create<Row>("t", "p", { id: "r00", n: 1 });
     assert.equal((await again.get<Row>("t", "p", "r00"))?.record.n, 1);
     await again.close();
+  });
+
+  it("splits what grew while compaction ran, so no segment file stays oversized", async () => {
+    const directory = await tempDir();
+    const store = open(directory, { segmentSize: 4, journalBytes: 500 });
+    for (let batch = 0; batch < 30; batch++) {
+      const ids = Array.from(
+        { length: 10 },
+        (_, i) => `r${String(batch * 10 + i).padStart(4, "0")}`,
+      );
+      await Promise.all(ids.map((id, n) => store.create<Row>("t", "p", { id, n })));
+    }
+    await store.close();
+    const sizes = await segmentSizes(join(directory, "t", "p"));
+    assert.equal(
+      sizes.reduce((a, b) => a + b),
+      300,
+    );
+    assert.ok(
+      sizes.every((size) => size <= 4),
+      `sizes ${sizes}`,
+    );
   });
 
   it("ignores the copies a split interrupted by a crash left behind", async () => {
@@ -167,10 +253,80 @@ describe("lowdb store", () => {
     await store.create<Row>("t", "p", { id: "a2", n: 3 });
     assert.equal(await store.get("t", "p", "c"), null);
     assert.equal((await store.query("t", "p")).items.length, 4);
+    await store.close();
     // Rewriting the lower segment dropped the stale copies.
     const lower = await readJson<SegmentJson>(join(folder, "0.json"));
     assert.deepEqual(Object.keys(lower?.records ?? {}).sort(), ["a", "a2", "b"]);
+  });
+
+  it("lets one store at a time open a directory, and takes over a dead process's lock", async () => {
+    const directory = await tempDir();
+    const first = open(directory);
+    await first.create<Row>("t", "p", { id: "x", n: 1 });
+    const second = createLowdbStore({ directory });
+    const message = `${directory} is in use by another Formwork process (pid ${process.pid})`;
+    const locked = (e: unknown) =>
+      e instanceof StoreLockedError && e.pid === process.pid && e.directory === directory;
+    await assert.rejects(second.open(), (e) => locked(e) && (e as Error).message === message);
+    await assert.rejects(second.get("t", "p", "x"), locked);
+    // Past proper-lockfile's first refresh of the lock, the holder still holds it.
+    await sleep(2500);
+    await first.create<Row>("t", "p", { id: "later", n: 2 });
+    await assert.rejects(second.open(), locked);
+    await first.close();
+    // A process killed while holding the lock left its folder and pid behind.
+    const dead = spawn(process.execPath, ["-e", ""]);
+    await once(dead, "exit");
+    await mkdir(join(directory, "formwork.lock"));
+    await writeFile(join(directory, "formwork.pid"), String(dead.pid));
+    assert.equal((await second.get<Row>("t", "p", "x"))?.record.n, 1);
+    const owner = await readFile(join(directory, "formwork.pid"), "utf8");
+    assert.equal(owner, String(process.pid));
+    await second.close();
+    await assert.rejects(access(join(directory, "formwork.lock")), { code: "ENOENT" });
+    await assert.rejects(access(join(directory, "formwork.pid")), { code: "ENOENT" });
+  });
+
+  it("replays the journal after a crash, dropping a torn tail with a warning", async () => {
+    const directory = await tempDir();
+    const store = open(directory);
+    await store.create<Row>("t", "p", { id: "kept", n: 1 });
+    await store.create<Row>("t", "p", { id: "torn", n: 2 });
+    // What a kill -9 leaves: the files as written so far, and the lock of a dead process.
+    const crashed = await crashCopy(directory);
     await store.close();
+    const journal = join(crashed, "journal-000000000001.log");
+    const bytes = await readFile(journal);
+    await writeFile(journal, bytes.subarray(0, bytes.length - 5));
+    const warnings: string[] = [];
+    const again = createLowdbStore({ directory: crashed, warn: (w) => warnings.push(w) });
+    assert.equal((await again.get<Row>("t", "p", "kept"))?.record.n, 1);
+    assert.equal(await again.get("t", "p", "torn"), null);
+    assert.match(warnings.join("\n"), /dropped the last \d+ bytes of .*journal-000000000001\.log/);
+    await again.create<Row>("t", "p", { id: "after", n: 3 });
+    await again.close();
+    const last = createLowdbStore({ directory: crashed, warn: (w) => warnings.push(w) });
+    assert.deepEqual(
+      (await last.query<Row>("t", "p")).items.map((r) => r.id),
+      ["after", "kept"],
+    );
+    await last.close();
+    assert.equal(warnings.length, 1);
+  });
+
+  it("stops the start on a corrupt snapshot the journal needs, naming the file", async () => {
+    const directory = await tempDir();
+    let store = open(directory);
+    await store.create<Row>("t", "p", { id: "x", n: 1 });
+    store = await reopen(store);
+    await store.create<Row>("t", "p", { id: "y", n: 2 });
+    const crashed = await crashCopy(directory);
+    await store.close();
+    const snapshot = join(crashed, "t", "p", "0.json");
+    await writeFile(snapshot, '{ "records": ');
+    const again = createLowdbStore({ directory: crashed });
+    await assert.rejects(again.open(), (e: Error) => e.message.includes(snapshot));
+    await again.close();
   });
 
   it("touches no file before the first call", async () => {
@@ -200,28 +356,34 @@ describe("lowdb store", () => {
     await again.close();
   });
 
-  it("forgets a change whose write failed", async () => {
+  it("fails a write the disk refuses with a 503 and forgets its change", async () => {
     const directory = await tempDir();
-    const store = open(directory);
+    let store = open(directory, { journalBytes: 1000 });
     await store.create<Row>("t", "p", { id: "x", n: 1 });
-    const folder = join(directory, "t", "p");
-    await rename(folder, `${folder}-away`);
-    await writeFile(folder, "a file where the folder was");
-    await assert.rejects(store.create<Row>("t", "p", { id: "y", n: 2 }), {
-      message: /^lowdb store: cannot write/,
-    });
-    await rm(folder);
-    await rename(`${folder}-away`, folder);
+    // The journal's next file is the full device, so the writes after the rotation fail.
+    await symlink("/dev/full", join(directory, "journal-000000000002.log"));
+    await store.create("t", "q", { id: "big", text: "x".repeat(1000) });
+    while ((await readdir(directory)).includes("journal-000000000001.log")) await sleep(5);
+    const unavailable = { name: "ServiceError", code: "service_unavailable", status: 503 };
+    await assert.rejects(store.create<Row>("t", "p", { id: "y", n: 2 }), unavailable);
+    await assert.rejects(store.replace<Row>("t", "p", { id: "x", n: 3 }), unavailable);
     assert.equal(await store.get("t", "p", "y"), null);
     assert.equal((await store.get<Row>("t", "p", "x"))?.record.n, 1);
+    store = await reopen(store);
+    assert.equal(await store.get("t", "p", "y"), null);
+    assert.equal((await store.get<Row>("t", "p", "x"))?.record.n, 1);
+    assert.equal((await store.query("t", "q")).items.length, 1);
     await store.close();
   });
 
   it("drops idle segments beyond maxLoadedSegments and reads them again", async () => {
     const directory = await tempDir();
-    const store = open(directory, { maxLoadedSegments: 1 });
+    let store = open(directory);
     await store.create<Row>("t", "a", { id: "x", n: 1 });
     await store.create<Row>("t", "b", { id: "x", n: 2 });
+    store = await reopen(store, { maxLoadedSegments: 1 });
+    assert.equal((await store.get<Row>("t", "a", "x"))?.record.n, 1);
+    assert.equal((await store.get<Row>("t", "b", "x"))?.record.n, 2);
     // Loading b evicted a, so a's file is read again, corruption and all.
     await writeFile(join(directory, "t", "a", "0.json"), "{");
     await writeFile(join(directory, "t", "b", "0.json"), "{");

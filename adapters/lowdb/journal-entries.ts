@@ -1,0 +1,69 @@
+import { Buffer } from "node:buffer";
+import { crc32 } from "node:zlib";
+import type { StoreRecord } from "../../src/ports/store.ts";
+
+/** One change as the journal keeps it: a record's new state, its deletion, or a cleared partition. */
+export type JournalEntry =
+  | { c: string; p: string; o: "put"; r: StoreRecord; e: string }
+  | { c: string; p: string; o: "del"; i: string }
+  | { c: string; p: string; o: "clear" };
+
+/**
+ * One line of the journal: the CRC-32 of the JSON's UTF-8 bytes in 8 hex digits, a space,
+ * the JSON, a newline. JSON escapes every newline inside strings, so a line is one entry.
+ */
+export function encodeEntry(entry: JournalEntry): Buffer {
+  const json = Buffer.from(JSON.stringify(entry), "utf8");
+  const line = Buffer.allocUnsafe(json.length + 10);
+  line.write(crc32(json).toString(16).padStart(8, "0"), 0, "latin1");
+  line[8] = 0x20;
+  json.copy(line, 9);
+  line[line.length - 1] = 0x0a;
+  return line;
+}
+
+/** What {@link decodeEntries} read from a journal file. */
+export interface DecodedJournal {
+  entries: JournalEntry[];
+  /** How many leading bytes hold whole, intact entries. */
+  validBytes: number;
+}
+
+/**
+ * Reads a journal file's entries up to the first one that is cut off or fails its checksum
+ * (a write torn by a crash); nothing after that point is trusted.
+ */
+export function decodeEntries(bytes: Uint8Array): DecodedJournal {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const entries: JournalEntry[] = [];
+  let offset = 0;
+  while (offset < buffer.length) {
+    const end = buffer.indexOf(0x0a, offset);
+    if (end < 0 || end - offset < 10 || buffer[offset + 8] !== 0x20) break;
+    const json = buffer.subarray(offset + 9, end);
+    const sum = Number.parseInt(buffer.toString("latin1", offset, offset + 8), 16);
+    if (sum !== crc32(json)) break;
+    const entry = parseEntry(json);
+    if (!entry) break;
+    entries.push(entry);
+    offset = end + 1;
+  }
+  return { entries, validBytes: offset };
+}
+
+function parseEntry(json: Buffer): JournalEntry | undefined {
+  let entry: Partial<{ c: unknown; p: unknown; o: unknown; r: unknown; e: unknown; i: unknown }>;
+  try {
+    entry = JSON.parse(json.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof entry?.c !== "string" || typeof entry.p !== "string") return undefined;
+  if (entry.o === "clear") return entry as JournalEntry;
+  if (entry.o === "del" && typeof entry.i === "string") return entry as JournalEntry;
+  const record = entry.r as Partial<StoreRecord> | undefined;
+  if (entry.o === "put" && typeof entry.e === "string" && typeof record?.id === "string") {
+    return entry as JournalEntry;
+  }
+  return undefined;
+}

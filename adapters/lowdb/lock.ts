@@ -1,0 +1,144 @@
+import { mkdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { lock } from "proper-lockfile";
+import { isNotFound, lowdbError } from "./errors.ts";
+import { removeFile } from "./folders.ts";
+
+/** The lock folder proper-lockfile creates inside the store's directory. */
+export const LOCK_FOLDER = "formwork.lock";
+/**
+ * The file naming the process that holds the lock. It lies beside the lock folder: a file
+ * written inside would change the folder's mtime, which proper-lockfile takes for a takeover.
+ */
+export const OWNER_FILE = "formwork.pid";
+
+// proper-lockfile refreshes the lock folder's mtime every UPDATE ms and treats a folder
+// older than STALE ms as abandoned; a live owner also notices within UPDATE ms when another
+// process took its lock over (its mtime is no longer the one it wrote).
+const STALE = 10_000;
+const UPDATE = 2_000;
+const TAKEOVERS = 3;
+const OWNERLESS_WAIT = 100;
+
+/** Thrown when another live process holds the store's directory. */
+export class StoreLockedError extends Error {
+  /** The directory that is in use. */
+  readonly directory: string;
+  /** The process id of its holder. */
+  readonly pid: number;
+
+  constructor(directory: string, pid: number) {
+    super(`${directory} is in use by another Formwork process (pid ${pid})`);
+    this.name = "StoreLockedError";
+    this.directory = directory;
+    this.pid = pid;
+  }
+}
+
+/**
+ * Takes the directory's lock for this process: proper-lockfile's lock folder (an atomic
+ * `mkdir`), then this process's pid in `formwork.pid`. Releasing removes the pid first, and
+ * a takeover removes it before the folder, so a pid file without a folder is never read and
+ * a fresh folder never shows the pid of the owner it replaced.
+ *
+ * A lock left by a killed process is taken over at once when its pid names a process that
+ * no longer runs, or when the folder went stale (no refresh for 10 s, e.g. the pid was
+ * reused). A fresh folder without a pid yet belongs to a process between its `mkdir` and
+ * its pid write: we wait for it. The race left: two processes that start at the same moment
+ * over a dead owner's lock may both remove it and both `mkdir`; the loser notices within
+ * 2 s that the folder's mtime is not its own, and `onCompromised` then fails its store for
+ * good, so two writers never run on together for long.
+ * @returns a function that releases the lock
+ * @throws {StoreLockedError} when a live process holds the lock
+ */
+export async function lockDirectory(
+  directory: string,
+  onCompromised: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  try {
+    await mkdir(directory, { recursive: true });
+  } catch (cause) {
+    throw lowdbError(`cannot create ${directory}`, cause);
+  }
+  const folder = join(directory, LOCK_FOLDER);
+  const options = { lockfilePath: folder, stale: STALE, update: UPDATE, onCompromised };
+  const deadline = Date.now() + STALE + UPDATE;
+  for (let takeovers = 0; ; ) {
+    try {
+      const release = await lock(directory, options);
+      await writeOwner(directory);
+      return async () => {
+        await removeFile(join(directory, OWNER_FILE));
+        // After a compromise proper-lockfile has let go already (ERELEASED).
+        await release().catch(() => {});
+      };
+    } catch (error) {
+      // ENOTEMPTY: proper-lockfile found the folder stale and could not rmdir it (our pid).
+      const code = (error as { code?: unknown }).code;
+      if (code !== "ELOCKED" && code !== "ENOTEMPTY") {
+        throw lowdbError(`cannot lock ${directory}`, error);
+      }
+      const { owner, stale } = await inspectLock(directory, folder);
+      if (owner !== undefined && isAlive(owner) && !stale) {
+        throw new StoreLockedError(directory, owner);
+      }
+      if ((owner !== undefined || stale) && takeovers < TAKEOVERS) {
+        takeovers++;
+        await removeFile(join(directory, OWNER_FILE));
+        await removeLockFolder(folder);
+      } else if (Date.now() > deadline) {
+        throw lowdbError(`cannot lock ${directory}: its lock stays held by no known process`);
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, OWNERLESS_WAIT));
+      }
+    }
+  }
+}
+
+async function writeOwner(directory: string): Promise<void> {
+  try {
+    await writeFile(join(directory, OWNER_FILE), String(process.pid));
+  } catch (cause) {
+    throw lowdbError(`cannot write ${join(directory, OWNER_FILE)}`, cause);
+  }
+}
+
+/** The pid in a lock folder (if any) and whether the folder went unrefreshed too long. */
+async function inspectLock(
+  directory: string,
+  folder: string,
+): Promise<{ owner?: number; stale: boolean }> {
+  let stale: boolean;
+  try {
+    stale = (await stat(folder)).mtimeMs < Date.now() - STALE;
+  } catch (cause) {
+    if (isNotFound(cause)) return { stale: false };
+    throw lowdbError(`cannot read the lock ${folder}`, cause);
+  }
+  try {
+    const pid = Number.parseInt(await readFile(join(directory, OWNER_FILE), "utf8"), 10);
+    return Number.isInteger(pid) && pid > 0 ? { owner: pid, stale } : { stale };
+  } catch (cause) {
+    if (isNotFound(cause)) return { stale };
+    throw lowdbError(`cannot read the lock ${folder}`, cause);
+  }
+}
+
+/** Whether a process with that id runs (EPERM: it does, under another user). */
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === "EPERM";
+  }
+}
+
+async function removeLockFolder(folder: string): Promise<void> {
+  try {
+    await rmdir(folder);
+  } catch (cause) {
+    if (!isNotFound(cause)) throw lowdbError(`cannot remove the stale lock ${folder}`, cause);
+  }
+}

@@ -1,0 +1,113 @@
+import { compareValues, decodeCursor, evaluateQuery } from "../../src/ports/evaluate-query.ts";
+import type { Page, Query, StoreRecord } from "../../src/ports/store.ts";
+import type { Manifest } from "./manifest.ts";
+import type { PartitionView } from "./partition-view.ts";
+
+// Stand-ins for "below everything" and "above everything" where a bound is unknown.
+const LOWEST = Symbol("lowest");
+const HIGHEST = Symbol("highest");
+type Edge = unknown;
+
+/** One segment as a query sees it before reading it: the range of its order values. */
+interface Span {
+  index: number;
+  min: Edge;
+  max: Edge;
+}
+
+/**
+ * One page of `query` over a partition, reading only the segments that can hold it. Each
+ * segment's range of order values comes from memory when it is loaded, else from the
+ * manifest (bounds noted when its file was written, or its id range when ordering by id).
+ * Segments outside the window (range conditions and the continuation) are skipped; the
+ * others are read in order of their lowest value (highest, descending) until the page and
+ * one record more are found and no segment left can hold anything before them. The page
+ * itself comes from `evaluateQuery` over what was read, so it means exactly what the
+ * reference does.
+ * @throws {StoreContinuationError} for a continuation token it did not issue
+ */
+export async function readPage<T extends StoreRecord>(
+  view: PartitionView,
+  query: Query = {},
+): Promise<Page<T>> {
+  const field = query.orderBy?.field ?? "id";
+  const descending = query.orderBy?.direction === "desc";
+  const limit = query.limit ?? Number.POSITIVE_INFINITY;
+  const manifest = await view.manifest();
+  const [low, high] = windowOf(query, field, descending);
+  const spans = spansOf(view, manifest, field).filter(
+    (span) => compareEdges(span.max, low) >= 0 && compareEdges(span.min, high) <= 0,
+  );
+  spans.sort((a, b) => (descending ? compareEdges(b.max, a.max) : compareEdges(a.min, b.min)));
+  const probe: Query = { ...query, limit: limit + 1 };
+  let found: T[] = [];
+  for (const span of spans) {
+    const last = found.length > limit ? (found[found.length - 1] as T) : undefined;
+    if (last) {
+      const value = orderValue(last, field);
+      if (descending ? compareEdges(span.max, value) < 0 : compareEdges(span.min, value) > 0) {
+        break;
+      }
+    }
+    const segment = await view.segmentAt(manifest, span.index);
+    const records: T[] = found;
+    for (const entry of segment.records.values()) records.push(entry.record as T);
+    found = evaluateQuery(records, probe).items;
+  }
+  return evaluateQuery(found, query);
+}
+
+/** The range of the order field a page can come from: range conditions and continuation. */
+function windowOf(query: Query, field: string, descending: boolean): [Edge, Edge] {
+  let low: Edge = LOWEST;
+  let high: Edge = HIGHEST;
+  const raise = (value: Edge) => {
+    if (compareEdges(value, low) > 0) low = value;
+  };
+  const lower = (value: Edge) => {
+    if (compareEdges(value, high) < 0) high = value;
+  };
+  for (const condition of query.where ?? []) {
+    if (condition.field !== field) continue;
+    if (condition.op === "gt" || condition.op === "gte" || condition.op === "eq") {
+      raise(condition.value);
+    }
+    if (condition.op === "lt" || condition.op === "lte" || condition.op === "eq") {
+      lower(condition.value);
+    }
+  }
+  if (query.continuation) {
+    const after = orderValue(decodeCursor(query.continuation, field), field);
+    if (descending) lower(after);
+    else raise(after);
+  }
+  return [low, high];
+}
+
+function spansOf(view: PartitionView, manifest: Manifest, field: string): Span[] {
+  const spans: Span[] = [];
+  manifest.entries.forEach((entry, index) => {
+    if (field === "id") {
+      spans.push({ index, min: entry.low, max: manifest.entries[index + 1]?.low ?? HIGHEST });
+      return;
+    }
+    const loaded = view.loadedAt(manifest, index);
+    const bounds = loaded ? loaded.boundsOf(field) : entry.bounds?.[field];
+    if (bounds === undefined && !loaded) spans.push({ index, min: LOWEST, max: HIGHEST });
+    // `null` or `undefined` from a loaded segment: it is empty.
+    else if (bounds) spans.push({ index, min: bounds[0], max: bounds[1] });
+  });
+  return spans;
+}
+
+function orderValue(record: StoreRecord, field: string): Edge {
+  const value = (record as unknown as Record<string, unknown>)[field];
+  return value === undefined ? null : value;
+}
+
+function compareEdges(a: Edge, b: Edge): number {
+  if (a === b) return 0;
+  if (a === LOWEST || b === HIGHEST) return -1;
+  if (a === HIGHEST || b === LOWEST) return 1;
+  return compareValues(a, b);
+}

@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { createLowdbStore } from "../../adapters/lowdb/index.ts";
+import { evaluateQuery } from "../../src/ports/evaluate-query.ts";
+import type { Page, Query, StoreRecord } from "../../src/ports/store.ts";
+
+interface Row extends StoreRecord {
+  created_date_utc: string;
+  words: string[];
+  n: number;
+}
+
+const temporary: string[] = [];
+after(() => Promise.all(temporary.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+/** 300 rows whose ids follow their creation time only roughly (by up to `jitter` ms), as v7 ids and clocks do. */
+function rows(jitter = 5000): Row[] {
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  return Array.from({ length: 300 }, (_, n) => {
+    const at = Date.UTC(2026, 0, 1) + n * 1000 + Math.floor(random() * jitter);
+    return {
+      id: `${String(n).padStart(4, "0")}-${Math.floor(random() * 1000)}`,
+      created_date_utc: new Date(at).toISOString(),
+      words: random() < 0.2 ? ["rare"] : ["common"],
+      n,
+    };
+  });
+}
+
+describe("lowdb store range reads", () => {
+  it("pages exactly as the reference does, reading segments by their bounds", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
+    temporary.push(directory);
+    const all = rows();
+    let store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 4 });
+    await Promise.all(all.map((row) => store.create("s", "f", row)));
+    // After a reopen most segments are on disk only: their bounds come from the manifest.
+    await store.close();
+    store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 4 });
+    await store.replace("s", "f", { ...(all[150] as Row), n: -1 });
+    (all[150] as Row).n = -1;
+    const iso = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+    const queries: Query[] = [
+      { orderBy: { field: "created_date_utc" }, limit: 25 },
+      { orderBy: { field: "created_date_utc", direction: "desc" }, limit: 40 },
+      {
+        where: [
+          { field: "created_date_utc", op: "gte", value: iso(100) },
+          { field: "created_date_utc", op: "lte", value: iso(180) },
+        ],
+        orderBy: { field: "created_date_utc" },
+        limit: 7,
+      },
+      {
+        where: [{ field: "words", op: "contains", value: "rare" }],
+        orderBy: { field: "created_date_utc" },
+        limit: 5,
+      },
+      { limit: 33 },
+      { orderBy: { field: "id", direction: "desc" }, limit: 50 },
+      { orderBy: { field: "n" }, limit: 60 },
+    ];
+    for (const query of queries) {
+      let expected = evaluateQuery(all, query);
+      let continuation: string | null = null;
+      do {
+        const page: Page<Row> = await store.query<Row>("s", "f", { ...query, continuation });
+        assert.deepEqual(page, expected, JSON.stringify(query));
+        continuation = page.continuation;
+        expected = evaluateQuery(all, { ...query, continuation });
+      } while (continuation);
+    }
+    await store.close();
+  });
+
+  it("never reads a segment outside the page's window", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
+    temporary.push(directory);
+    const all = rows(0);
+    let store = createLowdbStore({ directory, segmentSize: 10 });
+    for (const row of all) await store.create("s", "f", row);
+    await store.close();
+    // Spoiling every segment file but the one holding the window's records: reading any
+    // other would fail.
+    const folder = join(directory, "s", "f");
+    const manifest = JSON.parse(await readFile(join(folder, "manifest.json"), "utf8")) as {
+      segments: { low: string; file: string }[];
+    };
+    const target = all[202] as Row;
+    const keep = manifest.segments.findLast((segment) => segment.low <= target.id)?.file;
+    for (const { file } of manifest.segments) {
+      if (file !== keep) await writeFile(join(folder, file), "{");
+    }
+    store = createLowdbStore({ directory, segmentSize: 10 });
+    const from = target.created_date_utc;
+    const page = await store.query<Row>("s", "f", {
+      where: [{ field: "created_date_utc", op: "gte", value: from }],
+      orderBy: { field: "created_date_utc" },
+      limit: 3,
+    });
+    assert.equal(page.items.length, 3);
+    await assert.rejects(store.query("s", "f", { orderBy: { field: "created_date_utc" } }), {
+      message: /^lowdb store: cannot read/,
+    });
+    await store.close();
+  });
+});

@@ -5,7 +5,7 @@ import { tombstoneFor } from "./file-names.ts";
 /** Creates a partition's folder and its parents; one already there is fine. */
 export async function createFolder(folder: string): Promise<void> {
   try {
-    await mkdir(folder, { recursive: true });
+    await mkdir(folder, { recursive: true, mode: 0o700 });
   } catch (cause) {
     throw lowdbError(`cannot create ${folder}`, cause);
   }

@@ -168,7 +168,7 @@ export class Journal {
 async function openJournal(directory: string, seq: number, durability: Durability) {
   const path = join(directory, journalFile(seq));
   try {
-    const handle = await open(path, "a");
+    const handle = await open(path, "a", 0o600);
     if (durability === "machine") await syncFolder(directory);
     return handle;
   } catch (cause) {

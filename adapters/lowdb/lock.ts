@@ -1,4 +1,4 @@
-import { mkdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { lock } from "proper-lockfile";
 import { isNotFound, lowdbError } from "./errors.ts";
@@ -56,7 +56,10 @@ export async function lockDirectory(
   onCompromised: (error: Error) => void,
 ): Promise<() => Promise<void>> {
   try {
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    // The records are personal data: the owner alone may enter the folder, whatever mode
+    // an older version created it with (segment files are written by lowdb at the umask's).
+    await chmod(directory, 0o700);
   } catch (cause) {
     throw lowdbError(`cannot create ${directory}`, cause);
   }

@@ -10,6 +10,7 @@ import {
   readdir,
   readFile,
   rm,
+  stat,
   symlink,
   writeFile,
 } from "node:fs/promises";
@@ -131,6 +132,19 @@ for (const options of configurations) {
 }
 
 describe("lowdb store", () => {
+  it("keeps the records from other local users: the folder 0700, journal files 0600", async () => {
+    const directory = join(await tempDir(), "records");
+    await mkdir(directory, { mode: 0o755 }); // as an older version left it
+    const store = open(directory, {});
+    await store.create<Row>("t", "p", { id: "a", n: 1 });
+    const mode = async (path: string) => (await stat(path)).mode & 0o777;
+    assert.equal(await mode(directory), 0o700);
+    const journals = (await readdir(directory)).filter((name) => name.startsWith("journal-"));
+    assert.ok(journals.length > 0);
+    for (const name of journals) assert.equal(await mode(join(directory, name)), 0o600, name);
+    await store.close();
+  });
+
   it("splits segments by id and keeps every operation right", async () => {
     const options = { segmentSize: 4, maxLoadedSegments: 3 };
     let store = open(await tempDir(), options);

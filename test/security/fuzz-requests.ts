@@ -44,7 +44,10 @@ export function fuzzRequest(random: Random, world: World): FuzzRequest {
     if (contentType && random.chance(0.95)) headers.push(["Content-Type", contentType]);
     return request;
   }
-  request.body = jsonBody(random, sampleBody(operation, world));
+  request.body = jsonBody(
+    random,
+    sampleBody(operation, world, !query.includes("updateSettingsOnly")),
+  );
   headers.push(["Content-Type", contentTypeOf(random)]);
   return request;
 }
@@ -80,11 +83,29 @@ function queryOf(random: Random, operation: Operation, world: World, asCustomer:
   return pairs.length ? `?${pairs.join("&")}` : random.pick(["", "", "?", "?&", "?=&=", "?%"]);
 }
 
+/** Values that make sense for a parameter, so that the calls get past validation too. */
+const fittingQueryValues: Record<string, string[]> = {
+  includeFormDefinition: ["true", "false", "1"],
+  dateFrom: ["0", "1763950000000"],
+  dateTo: ["1893456000000", "0"],
+  batchSize: ["1", "10", "1000", "1001"],
+  search: ["ada", "M", "36"],
+  collaborator_email: ["bob@example.com", "zed@example.com", "owner@example.com"],
+  has_account_management: ["0", "1"],
+  has_form_editor: ["0", "1"],
+  has_form_submission: ["0", "1"],
+  has_offline_form_submission: ["0", "1"],
+  has_reporting_full: ["0", "1"],
+  for_deletion: ["true", "1", "0"],
+};
+
 function queryValue(random: Random, name: string): string {
   if (name === "settingsSection" && random.chance(0.7)) {
     return random.chance(0.03) ? "generalsettingsdelete" : random.pick(settingsSections);
   }
   if (name === "updateSettingsOnly" && random.chance(0.7)) return "1";
+  const fitting = fittingQueryValues[name];
+  if (fitting && random.chance(0.6)) return random.pick(fitting);
   return random.pick([
     "1",
     "0",

@@ -118,6 +118,7 @@ export function depthBomb(random: Random, depth: number): unknown {
 /** A path id: the real one, dressed up, or something that is no id at all. */
 export function anyId(random: Random, real: string): string {
   const upper = real.toUpperCase();
+  if (random.chance(0.6)) return random.pick([real, real, real, upper, `{${real}}`]);
   const forms = [
     real,
     real,

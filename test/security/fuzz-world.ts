@@ -124,10 +124,15 @@ export async function buildWorld(store: Store, directory: string) {
   return { service, owner, other, partner, partnerHeaders, jwt, ids, operations, customerEmail };
 }
 
-/** A valid body for `operation`, to mutate; `{}` where no sample is known. */
-export function sampleBody(operation: Operation, world: World): unknown {
+/**
+ * A valid body for `operation`, to mutate; `{}` where no sample is known. The form update
+ * route takes a settings section (F2) or a whole form: `wholeForm` picks.
+ */
+export function sampleBody(operation: Operation, world: World, wholeForm: boolean): unknown {
   const key = `${operation.method} ${operation.path}`;
-  if (key.endsWith("/form/{formId}/")) return { form_name: "Renamed" };
+  if (key.endsWith("/form/{formId}/")) {
+    return wholeForm ? formInput("Renamed", fields) : { form_name: "Renamed", rules: [] };
+  }
   const samples: Record<string, unknown> = {
     "POST /api/restricted/partner/user": customerBody("dora@example.com"),
     "POST /api/restricted/partner/user/{customerEmailAddress}": customerBody(world.customerEmail),
@@ -138,7 +143,8 @@ export function sampleBody(operation: Operation, world: World): unknown {
     "POST /api/restricted/form/{formId}/submission/{submissionId}": submissionBody(
       world.ids.attachmentId ?? "",
     ),
-    "POST /api/form/{formId}/submission": submissionBody(world.ids.attachmentId ?? ""),
+    // The world's file is its submission's already: a new submission names none.
+    "POST /api/form/{formId}/submission": submissionBody(""),
     "POST /api/restricted/form/{formId}/submissionwebhook": webhookBody(),
     "POST /api/admin/accounts": { email: "eve@example.com" },
     "POST /api/admin/partners": { name: "Another partner" },
@@ -147,15 +153,13 @@ export function sampleBody(operation: Operation, world: World): unknown {
 }
 
 function submissionBody(attachmentId: string) {
-  return {
-    form_fields: [
-      { unique_system_name: "name_1", submitted_value: "Ada" },
-      { unique_system_name: "age_2", submitted_value: "36" },
-      { unique_system_name: "size_3", submitted_value: "M" },
-      { unique_system_name: "cv_4", submitted_value: attachmentId },
-    ],
-    is_draft_submission: false,
-  };
+  const form_fields = [
+    { unique_system_name: "name_1", submitted_value: "Ada" },
+    { unique_system_name: "age_2", submitted_value: "36" },
+    { unique_system_name: "size_3", submitted_value: "M" },
+  ];
+  if (attachmentId) form_fields.push({ unique_system_name: "cv_4", submitted_value: attachmentId });
+  return { form_fields, is_draft_submission: false };
 }
 
 function webhookBody() {

@@ -4,7 +4,8 @@ import { sweepAttachments } from "./domain/attachment-sweep.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
 import { errorEnvelope, ServiceError } from "./errors.ts";
 import { trackInFlight } from "./http/in-flight.ts";
-import { createRateLimits, type RateLimitOptions } from "./http/rate-limits.ts";
+import type { RateLimitOptions } from "./http/rate-limit-options.ts";
+import { createRateLimits } from "./http/rate-limits.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import {
   createRequestLog,

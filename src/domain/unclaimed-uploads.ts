@@ -1,7 +1,7 @@
 import { type Context, collections } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 import { byteLimit } from "../http/multipart.ts";
-import { adjustCount, type CounterKey, readCount } from "./counters.ts";
+import { adjustCount, type CounterKey, takeUpTo } from "./counters.ts";
 import { customerOf, partnerIdOf } from "./customers.ts";
 
 /**
@@ -23,7 +23,6 @@ export interface UnclaimedReservation {
   giveBack(): Promise<void>;
 }
 
-const attempts = 20;
 const countName = "bytes";
 
 /** The counter of a form's unclaimed upload bytes. */
@@ -56,17 +55,9 @@ export async function reserveUnclaimedBytes(
   most: number,
 ): Promise<UnclaimedReservation> {
   const cap = await unclaimedCapOf(ctx, ownerUserId);
-  const key = unclaimedCounter(formId);
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    const left = cap - (await readCount(ctx, key, countName));
-    if (left <= 0) break;
-    const wanted = Math.min(most, left);
-    // Another upload may take some of what is left meanwhile: then read again.
-    if (await adjustCount(ctx, key, countName, wanted, cap)) {
-      return reservationOf(ctx, formId, cap, wanted);
-    }
-  }
-  throw capReached(cap);
+  const taken = await takeUpTo(ctx, unclaimedCounter(formId), countName, most, cap);
+  if (taken <= 0) throw capReached(cap);
+  return reservationOf(ctx, formId, cap, taken);
 }
 
 /** Takes `bytes` off the form's unclaimed count: a submission claimed them, or they were removed. */

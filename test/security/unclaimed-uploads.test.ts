@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import type { Store } from "../../src/index.ts";
+import { type Store, StoreConflictError } from "../../src/index.ts";
 import { formInput } from "../helpers.ts";
 import { customerBody, withPartner } from "../partners/setup.ts";
 import { submit, upload, withFiles } from "../submissions/setup.ts";
@@ -125,10 +125,23 @@ describe("the cap on unclaimed upload bytes per form", () => {
 
   it("counts a file again when its submission could not be stored", async () => {
     const store = createMemoryStore();
-    const env = await withFiles({ store, limits: { unclaimedUploadBytes: 1000 } });
+    let failNextSubmission = false;
+    const failing: Store = Object.create(store);
+    failing.create = (collection, partition, record) => {
+      if (collection === "submissions" && failNextSubmission) {
+        failNextSubmission = false;
+        return Promise.reject(new StoreConflictError("exists"));
+      }
+      return store.create(collection, partition, record);
+    };
+    const env = await withFiles({ store: failing, limits: { unclaimedUploadBytes: 1000 } });
     const file = (await upload(env, { bytes: "x".repeat(300) })).body.id;
-    const refused = await submit(env, { cv_9: file });
-    assert.equal(refused.status, 400, "name_1 is required");
-    assert.equal(await unclaimed(store, env.formId), 300);
+    failNextSubmission = true;
+    const lost = await submit(env, { name_1: "Ada", cv_9: file });
+    assert.equal(lost.status, 409, JSON.stringify(lost.body));
+    assert.equal(await unclaimed(store, env.formId), 300, "released by the failed S2");
+    const posted = await submit(env, { name_1: "Ada", cv_9: file });
+    assert.equal(posted.status, 200, JSON.stringify(posted.body));
+    assert.equal(await unclaimed(store, env.formId), 0);
   });
 });

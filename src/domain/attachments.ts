@@ -20,7 +20,8 @@ import { reserveUnclaimedBytes, type UnclaimedReservation } from "./unclaimed-up
  * is written, so that a file whose record never gets written is still found and removed.
  * @returns the new attachment's id.
  * @throws {ValidationError} when the part does not name a file field or the file is not of
- *   a type the field accepts; a 413 when it is larger than the field or the service allows.
+ *   a type the field accepts; a 413 when it is larger than the field or the service allows,
+ *   or when the form's unclaimed uploads would pass their cap (see `unclaimed-uploads.ts`).
  */
 export async function storeAttachment(
   ctx: Context,

@@ -33,6 +33,21 @@ export interface Limits {
   signedLinkSeconds: number;
   /** How long an uploaded attachment may wait for a submission before it is removed. */
   attachmentGraceMs: number;
+  /**
+   * Most bytes the unclaimed uploads of one form (files uploaded that no submission holds
+   * yet) may take; past it S3 answers 413. Bounds the disk that uploads never submitted
+   * can fill during the grace period, for owners without a storage quota too.
+   * @default 104857600 (100 MiB)
+   */
+  unclaimedUploadBytes: number;
+  /**
+   * For owners with a storage quota (partner customers): the share of that quota the
+   * unclaimed uploads of one form may take at most, so that the rest stays for files that
+   * submissions hold. A number from 0 to 1. With a 1 MB quota, anonymous uploads left
+   * unsubmitted hold at most 750 kB, and a real 200 kB file still fits beside 450 kB of them.
+   * @default 0.75
+   */
+  unclaimedUploadQuotaShare: number;
 }
 
 /** Names of the Store collections and what partitions each. */

@@ -147,6 +147,8 @@ export const defaultLimits: Limits = {
   uploadBytes: 25 * 1024 * 1024,
   signedLinkSeconds: 15 * 60,
   attachmentGraceMs: 24 * 60 * 60 * 1000,
+  unclaimedUploadBytes: 100 * 1024 * 1024,
+  unclaimedUploadQuotaShare: 0.75,
 };
 
 /**

@@ -27,6 +27,18 @@ export interface ServerConfig {
   rateLimitPublicPerMinute: number;
   /** Requests a minute per token, partner or customer to the restricted routes; 0 is off. */
   rateLimitCredentialPerMinute: number;
+  /** How long a client may take to send a request's headers (`HEADERS_TIMEOUT_MS`). */
+  headersTimeoutMs: number;
+  /**
+   * How long a client may take to send a whole request, body included
+   * (`REQUEST_TIMEOUT_MS`): a client that stalls or trickles is answered 408 and cut off.
+   */
+  requestTimeoutMs: number;
+  /**
+   * The most bytes of uploaded files no submission holds yet, per form
+   * (`MAX_UNCLAIMED_UPLOAD_BYTES`); past it S3 answers 413.
+   */
+  maxUnclaimedUploadBytes: number;
 }
 
 /**
@@ -43,7 +55,18 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
   if (!URL.canParse(publicUrl))
     throw new Error(`PUBLIC_URL must be a URL, not ${JSON.stringify(publicUrl)}`);
   const maxUploadBytes = wholeNumber(env, "MAX_UPLOAD_BYTES", 25 * 1024 * 1024, 1);
+  const headersTimeoutMs = wholeNumber(env, "HEADERS_TIMEOUT_MS", 20_000, 1);
+  const requestTimeoutMs = wholeNumber(env, "REQUEST_TIMEOUT_MS", 120_000, 1);
+  // Node refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Error(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
   return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxUnclaimedUploadBytes: wholeNumber(env, "MAX_UNCLAIMED_UPLOAD_BYTES", 100 * 1024 * 1024, 1),
     dataDir: resolve(env.DATA_DIR || "./data"),
     maxUploadBytes,
     allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",

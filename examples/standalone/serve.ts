@@ -11,7 +11,10 @@ export function optionsFrom(config: ServerConfig) {
   return {
     countryOf,
     logger: createLogger(config.logLevel),
-    limits: { uploadBytes: config.maxUploadBytes },
+    limits: {
+      uploadBytes: config.maxUploadBytes,
+      unclaimedUploadBytes: config.maxUnclaimedUploadBytes,
+    },
     rateLimits: {
       publicPerMinute: config.rateLimitPublicPerMinute,
       credentialPerMinute: config.rateLimitCredentialPerMinute,
@@ -26,13 +29,21 @@ export function optionsFrom(config: ServerConfig) {
 }
 
 /**
- * Serves `service` on the configured host and port and prints the `listening on` line with
+ * Serves `service` on the configured host and port, cutting off clients that take longer
+ * than the configured timeouts to send their headers or their request, and prints the `listening on` line with
  * `note`. On SIGINT or SIGTERM it stops accepting connections, lets the requests in flight
  * finish and their answers go out, closes the service (pending writes, queued webhook
  * deliveries handed back), then exits 0. A port in use is one line on stderr and exit 1.
  */
 export function serveUntilStopped(service: FormService, config: ServerConfig, note: string) {
   const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      // Node checks both timeouts on this interval (30 s by default): check often enough
+      // that a stalled client is cut off near its timeout rather than up to 30 s later.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, config.headersTimeoutMs / 4)),
+    },
     getRequestListener((request, env) =>
       service.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
     ),

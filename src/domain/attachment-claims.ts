@@ -10,6 +10,7 @@ import {
   attachmentIdsOf,
   type SubmittedField,
 } from "./submission-record.ts";
+import { countUnclaimedBytes, releaseUnclaimedBytes } from "./unclaimed-uploads.ts";
 
 /**
  * Makes the attachments named in the file fields of `fields` the submission's own. Each id
@@ -55,6 +56,7 @@ export async function claimAttachments(
       );
       if (!saved) throw new StoreConflictError("etag");
       claimed.push(record.id);
+      await releaseUnclaimedBytes(ctx, formId, record.file_size);
     } catch (error) {
       await releaseAttachments(ctx, formId, claimed);
       if (!(error instanceof StoreConflictError)) throw error;
@@ -69,15 +71,19 @@ export async function claimAttachments(
   return claimed;
 }
 
-/** Gives claimed attachments back, so that another submission (or the sweep) may take them. */
+/**
+ * Gives claimed attachments back, so that another submission (or the sweep) may take them;
+ * they count against the form's cap on unclaimed uploads again.
+ */
 export async function releaseAttachments(ctx: Context, formId: string, ids: string[]) {
   for (const id of ids) {
     const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
-    if (!stored) continue;
-    await ctx.store.replace(collections.attachments, formId, {
+    if (!stored?.record.submission_id) continue;
+    const released = await ctx.store.replace(collections.attachments, formId, {
       ...stored.record,
       submission_id: null,
     });
+    if (released) await countUnclaimedBytes(ctx, formId, stored.record.file_size);
   }
 }
 

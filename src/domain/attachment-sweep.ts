@@ -3,6 +3,7 @@ import { queryAll } from "../ports/query-all.ts";
 import { StoreConflictError } from "../ports/store.ts";
 import { giveBackFileStorage } from "./storage-quota.ts";
 import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
+import { releaseUnclaimedBytes } from "./unclaimed-uploads.ts";
 
 /** A note that an upload happened; partition: its hour (see {@link uploadBucketOf}). */
 interface UploadNote {
@@ -90,6 +91,8 @@ async function sweepOne(ctx: Context, note: UploadNote, now: number): Promise<nu
   }
   await ctx.blobs?.delete(note.form_id, note.id);
   await giveBackFileStorage(ctx, note.form_id, record.file_size);
+  // A claimed file left the unclaimed count when it was claimed.
+  if (!record.submission_id) await releaseUnclaimedBytes(ctx, note.form_id, record.file_size);
   return 1;
 }
 

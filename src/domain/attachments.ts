@@ -8,9 +8,11 @@ import { createdAt } from "../timestamps.ts";
 import { uploadBucketOf } from "./attachment-sweep.ts";
 import type { FormAccess } from "./form-access.ts";
 import { fieldsOf } from "./form-definition.ts";
+import type { FormRecord } from "./form-record.ts";
 import { blobsOf } from "./signed-links.ts";
 import { reserveFileStorage } from "./storage-quota.ts";
 import type { AttachmentRecord } from "./submission-record.ts";
+import { reserveUnclaimedBytes, type UnclaimedReservation } from "./unclaimed-uploads.ts";
 
 /**
  * S3: streams one uploaded file into the blob store as a new attachment of the form,
@@ -18,7 +20,8 @@ import type { AttachmentRecord } from "./submission-record.ts";
  * is written, so that a file whose record never gets written is still found and removed.
  * @returns the new attachment's id.
  * @throws {ValidationError} when the part does not name a file field or the file is not of
- *   a type the field accepts; a 413 when it is larger than the field or the service allows.
+ *   a type the field accepts; a 413 when it is larger than the field or the service allows,
+ *   or when the form's unclaimed uploads would pass their cap (see `unclaimed-uploads.ts`).
  */
 export async function storeAttachment(
   ctx: Context,
@@ -47,17 +50,17 @@ export async function storeAttachment(
   const now = ctx.now();
   await ctx.store.create(collections.uploads, uploadBucketOf(now), { id, form_id: formId });
   const contentType = file.mediaType || "application/octet-stream";
-  const storage = await reserveFileStorage(ctx, access.form.owner_user_id, limit);
-  const size = await storage.settle(() =>
-    blobs.put(formId, id, storage.cap(file.body, limit), {
-      contentType,
-      filename: file.filename,
-    }),
+  const stored = await putWithinBounds(
+    ctx,
+    access.form,
+    id,
+    { ...file, mediaType: contentType },
+    limit,
   );
   const record: AttachmentRecord = {
     form_id: formId,
     unsafe_original_filename: file.filename,
-    file_size: size,
+    file_size: stored.size,
     created_by_verified_email_address: caller?.email ?? "",
     created_by_device: device,
     unique_system_name: field.unique_system_name,
@@ -70,10 +73,52 @@ export async function storeAttachment(
     await ctx.store.create(collections.attachments, formId, record);
   } catch (error) {
     await blobs.delete(formId, id);
-    await storage.giveBack();
+    await stored.giveBack();
     throw error;
   }
   return id;
+}
+
+/**
+ * Writes the file to the blob store within its byte bounds: `limit`, the form's cap on
+ * unclaimed uploads, and the owner's storage quota. Both counts keep the stored size.
+ * @returns the stored size, and a function that gives both counts back.
+ */
+async function putWithinBounds(
+  ctx: Context,
+  form: FormRecord,
+  id: string,
+  file: IncomingFile,
+  limit: number,
+): Promise<{ size: number; giveBack(): Promise<void> }> {
+  // The quota first: when both bounds bite, the owner's quota is the one to name.
+  const storage = await reserveFileStorage(ctx, form.owner_user_id, limit);
+  let unclaimed: UnclaimedReservation;
+  try {
+    unclaimed = await reserveUnclaimedBytes(ctx, form.id, form.owner_user_id, limit);
+  } catch (error) {
+    await storage.giveBack();
+    throw error;
+  }
+  const body = unclaimed.cap(storage.cap(file.body, limit), limit);
+  let size: number;
+  try {
+    size = await storage.settle(() =>
+      blobsOf(ctx).put(form.id, id, body, {
+        contentType: file.mediaType,
+        filename: file.filename,
+      }),
+    );
+  } catch (error) {
+    await unclaimed.giveBack();
+    throw error;
+  }
+  await unclaimed.keep(size);
+  const giveBack = async () => {
+    await storage.giveBack();
+    await unclaimed.giveBack();
+  };
+  return { size, giveBack };
 }
 
 /** Whether a file matches one of `accept`: `.ext`, `type/subtype` or `type/*`. */

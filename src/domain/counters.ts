@@ -29,15 +29,51 @@ export async function adjustCount(
   delta: number,
   limit = Number.POSITIVE_INFINITY,
 ): Promise<boolean> {
+  const changed = await changeCount(ctx, key, name, (current) =>
+    delta > 0 && current + delta > limit ? null : delta,
+  );
+  return changed !== null;
+}
+
+/**
+ * Adds to one count as much of `most` as fits under `limit`, in one read and one
+ * conditional write (as {@link adjustCount}).
+ * @returns what it added: `most`, what was left when less, or 0 when nothing was.
+ */
+export async function takeUpTo(
+  ctx: Context,
+  key: CounterKey,
+  name: string,
+  most: number,
+  limit: number,
+): Promise<number> {
+  const taken = await changeCount(ctx, key, name, (current) => {
+    const fits = Math.min(most, limit - current);
+    return fits > 0 ? fits : null;
+  });
+  return taken ?? 0;
+}
+
+/**
+ * Changes one count by what `decide` answers for the current value, or not at all when it
+ * answers `null`; retries a write that lost a race.
+ * @returns the change made, or `null`.
+ */
+async function changeCount(
+  ctx: Context,
+  key: CounterKey,
+  name: string,
+  decide: (current: number) => number | null,
+): Promise<number | null> {
   for (let attempt = 1; ; attempt++) {
     try {
       const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
       const current = stored?.record.counts[name] ?? 0;
-      const next = Math.max(0, current + delta);
-      if (delta > 0 && next > limit) return false;
+      const delta = decide(current);
+      if (delta === null) return null;
       const record: CounterRecord = {
         id: key.id,
-        counts: { ...stored?.record.counts, [name]: next },
+        counts: { ...stored?.record.counts, [name]: Math.max(0, current + delta) },
       };
       if (stored) {
         const saved = await ctx.store.replace(key.collection, key.partition, record, {
@@ -47,7 +83,7 @@ export async function adjustCount(
       } else {
         await ctx.store.create(key.collection, key.partition, record);
       }
-      return true;
+      return delta;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
       // A little jitter keeps a crowd of writers from colliding in lock step.

@@ -28,7 +28,9 @@ async function withStorageQuota() {
     signingSecret: "test signing secret",
     now: () => clock.now,
   });
-  const env = await withPartner({ store, blobs, now: () => clock.now });
+  // The whole quota may be unclaimed uploads: these tests are about the quota alone.
+  const limits = { unclaimedUploadQuotaShare: 1 };
+  const env = await withPartner({ store, blobs, now: () => clock.now, limits });
   const customerId = await env.addCustomer(customerBody("carla@example.com", { storage: 1500 }));
   const jwt = await env.login("carla@example.com");
   const form = await env.asCustomer(jwt, "POST", "/api/restricted/form", {

@@ -16,6 +16,23 @@ describe("standalone server configuration", () => {
     assert.equal(config.webhookMaxAttempts, 8);
     assert.equal(config.rateLimitPublicPerMinute, 300);
     assert.equal(config.rateLimitCredentialPerMinute, 3000);
+    assert.equal(config.headersTimeoutMs, 20_000);
+    assert.equal(config.requestTimeoutMs, 120_000);
+    assert.equal(config.maxUnclaimedUploadBytes, 100 * 1024 * 1024);
+  });
+
+  it("reads the client timeouts and the unclaimed-upload cap, refusing nonsense", () => {
+    const config = readConfig({
+      HEADERS_TIMEOUT_MS: "1000",
+      REQUEST_TIMEOUT_MS: "5000",
+      MAX_UNCLAIMED_UPLOAD_BYTES: "2048",
+    });
+    assert.equal(config.headersTimeoutMs, 1000);
+    assert.equal(config.requestTimeoutMs, 5000);
+    assert.equal(config.maxUnclaimedUploadBytes, 2048);
+    assert.throws(() => readConfig({ REQUEST_TIMEOUT_MS: "0" }), /REQUEST_TIMEOUT_MS/);
+    assert.throws(() => readConfig({ HEADERS_TIMEOUT_MS: "200000" }), /must not exceed/);
+    assert.throws(() => readConfig({ MAX_UNCLAIMED_UPLOAD_BYTES: "-1" }), /MAX_UNCLAIMED/);
   });
 
   it("reads the rate limits, 0 turning one off", () => {

@@ -21,6 +21,7 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./errors.ts";
+export type { RateLimitOptions } from "./http/rate-limits.ts";
 export type { PartnerOptions } from "./partner-settings.ts";
 export type { BlobInfo, BlobStore } from "./ports/blob-store.ts";
 export { evaluateQuery } from "./ports/evaluate-query.ts";

@@ -1,0 +1,69 @@
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { queryAll } from "../../src/ports/query-all.ts";
+import type { Store } from "../../src/ports/store.ts";
+
+/** A store that remembers every partition written to, so that all it holds can be read back. */
+export interface SnapshotStore extends Store {
+  /** Everything the store holds, as one canonical string: equal strings, equal contents. */
+  snapshot(): Promise<string>;
+}
+
+/**
+ * Wraps `store` (the memory store) so that a test can compare what it holds before and after
+ * a call. It reads through the port itself, so the snapshot is what any later call would see.
+ */
+export function snapshotStore(store: Store): SnapshotStore {
+  const written = new Map<string, Set<string>>();
+  const remember = (collection: string, partition: string) => {
+    const partitions = written.get(collection) ?? new Set<string>();
+    partitions.add(partition);
+    written.set(collection, partitions);
+  };
+  return {
+    get: (collection, partition, id) => store.get(collection, partition, id),
+    create(collection, partition, record) {
+      remember(collection, partition);
+      return store.create(collection, partition, record);
+    },
+    replace(collection, partition, record, options) {
+      remember(collection, partition);
+      return store.replace(collection, partition, record, options);
+    },
+    delete: (collection, partition, id, options) =>
+      store.delete(collection, partition, id, options),
+    query: (collection, partition, query) => store.query(collection, partition, query),
+    deletePartition: (collection, partition) => store.deletePartition(collection, partition),
+    close: () => store.close(),
+    async snapshot() {
+      const contents: Record<string, unknown[]> = {};
+      for (const [collection, partitions] of [...written].sort(byKey)) {
+        for (const partition of [...partitions].sort()) {
+          const items = await queryAll(store, collection, partition);
+          if (items.length === 0) continue;
+          items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+          contents[`${collection}/${partition}`] = items;
+        }
+      }
+      return JSON.stringify(contents);
+    },
+  };
+}
+
+/** The files under `directory` with their sizes, as one canonical string. */
+export async function folderSnapshot(directory: string): Promise<string> {
+  const names = await readdir(directory, { recursive: true }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [] as string[];
+    throw error;
+  });
+  const files: string[] = [];
+  for (const name of names.sort()) {
+    const info = await stat(join(directory, name));
+    if (info.isFile()) files.push(`${name}:${info.size}`);
+  }
+  return files.join("\n");
+}
+
+function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

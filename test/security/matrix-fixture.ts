@@ -9,23 +9,19 @@ import { roleNames } from "../../src/domain/roles.ts";
 import { outboxPartition } from "../../src/domain/webhook-outbox.ts";
 import { createFormService, type FormService } from "../../src/index.ts";
 import { formInput } from "../helpers.ts";
-import { customerBody } from "../partners/setup.ts";
-import { forgedToken, unsignedToken } from "./login-tokens.ts";
 import { type CallerKind, callerKinds, type OwnerKind } from "./matrix-callers.ts";
 import {
-  type Credentials,
-  expectOk,
-  type MatrixAnswer,
-  type MatrixRequest,
-  sendAs,
-} from "./matrix-requests.ts";
+  adminSecret,
+  badTokens,
+  callersOf,
+  partnersOf,
+  tokenLifetimeSeconds,
+  tokenSecret,
+} from "./matrix-principals.ts";
+import { expectOk, type MatrixAnswer, type MatrixRequest, sendAs } from "./matrix-requests.ts";
 import type { FormState } from "./matrix-rules.ts";
 import { folderSnapshot, type SnapshotStore, snapshotStore } from "./store-snapshot.ts";
 
-/** The admin secret of the matrix's services. */
-export const adminSecret = "matrix admin secret";
-const tokenSecret = "the matrix's key of thirty-two bytes or more";
-const tokenLifetimeSeconds = 3600;
 const allFlags = roleNames.map((role) => `${role}=1`).join("&");
 
 /** The records the routes act on: the owner's, and partner P's customer. */
@@ -41,6 +37,9 @@ export interface FixtureIds {
   entryId: string;
   /** A customer of partner P (P1, P5). */
   customerEmail: string;
+  /** The stranger's own form and datalist, through which it names the owner's records. */
+  strangerFormId: string;
+  strangerDatalistId: string;
   /** A local account other than the owner, with one token (admin routes). */
   accountId: string;
   tokenId: string;
@@ -70,6 +69,12 @@ export async function buildFixture(ownerKind: OwnerKind): Promise<Fixture> {
   const formIds = await formRecords(owner, ownerKind);
   const deliveryId = await finishDelivery(store, formIds.webhookId);
   const datalistIds = await datalistRecords(owner);
+  const stranger = (request: MatrixRequest) =>
+    expectOk(sendAs(service, credentials.stranger, request));
+  const body = formInput("The stranger's", fields);
+  const strangerFormId = (await stranger({ method: "POST", path: "/api/restricted/form", body }))
+    .id;
+  const strangerDatalistId = (await datalistRecords(stranger)).datalistId;
   await badTokens(
     env,
     credentials,
@@ -85,6 +90,8 @@ export async function buildFixture(ownerKind: OwnerKind): Promise<Fixture> {
       ...datalistIds,
       deliveryId,
       customerEmail,
+      strangerFormId,
+      strangerDatalistId,
       accountId: other.user_id,
       tokenId: other.token_id,
     },
@@ -131,71 +138,6 @@ async function newService() {
     rateLimits: { publicPerMinute: 0, credentialPerMinute: 0 },
   });
   return { service, store, directory, clock };
-}
-
-type Tenant = "local" | "P" | "Q";
-
-/** Partners P and Q, and how to sign principals up in any tenant. */
-async function partnersOf(service: FormService) {
-  const partners = {
-    P: await service.admin.createPartner({ name: "Partner P" }),
-    Q: await service.admin.createPartner({ name: "Partner Q" }),
-  };
-  const partnerHeaders = (name: "P" | "Q") => ({
-    PartnerId: partners[name].partner_id,
-    PartnerSecret: partners[name].partner_secret,
-  });
-  const asPartner = (name: "P" | "Q", request: MatrixRequest) =>
-    expectOk(sendAs(service, { headers: partnerHeaders(name) }, request));
-  /** P1: a customer's login token. */
-  const login = async (tenant: "P" | "Q", email: string): Promise<string> => {
-    const path = "/api/restricted/partner/userauth";
-    const headers = { PartnerCustomerEmail: email };
-    return (await asPartner(tenant, { method: "POST", path, headers })).message;
-  };
-  /** A signed-in principal: a local account, or a customer (P4) with its login token (P1). */
-  const principal = async (tenant: Tenant, email: string, paying = true): Promise<Credentials> => {
-    if (tenant === "local") {
-      const account = await service.admin.createAccount({ email });
-      return { headers: { TokenId: account.token_id, TokenSecret: account.token_secret } };
-    }
-    const body = customerBody(email);
-    if (!paying) body.subscription_status = "free_trial";
-    await asPartner(tenant, { method: "POST", path: "/api/restricted/partner/user", body });
-    const jwt = await login(tenant, email);
-    const partnerAccountId = partners[tenant].partner_id;
-    return { headers: { Authorization: `Bearer ${jwt}` }, partnerAccountId };
-  };
-  return { service, partners, partnerHeaders, login, principal };
-}
-
-type Env = Awaited<ReturnType<typeof partnersOf>>;
-
-/**
- * Every caller that holds credentials of its own. E-mails are unique across tenants: the owner
- * grants every role to the address of each caller outside its tenant (the "twins"), and the
- * tenant rule must make those grants void.
- */
-async function callersOf({ principal, partnerHeaders }: Env, ownerKind: OwnerKind) {
-  const local = ownerKind === "local";
-  const ownerTenant = local ? "local" : "P";
-  const credentials = {} as Record<CallerKind, Credentials>;
-  credentials.owner = await principal(ownerTenant, "owner@example.com", ownerKind !== "freeTrial");
-  for (const role of roleNames) {
-    credentials[role] = await principal(ownerTenant, `${role}@example.com`);
-  }
-  credentials.removed = await principal(ownerTenant, "removed@example.com");
-  credentials.downgraded = await principal(ownerTenant, "downgraded@example.com");
-  const strangerEmail = local ? "stranger@example.com" : "twin-local@example.com";
-  credentials.stranger = await principal("local", strangerEmail);
-  const customerEmail = local ? "twin-p@example.com" : "neighbour@example.com";
-  credentials.samePartnerCustomer = await principal("P", customerEmail);
-  credentials.otherPartnerCustomer = await principal("Q", "twin-q@example.com");
-  credentials.anonymous = { headers: {} };
-  credentials.partner = { headers: partnerHeaders("P") };
-  credentials.otherPartner = { headers: partnerHeaders("Q") };
-  credentials.admin = { headers: { AdminSecret: adminSecret } };
-  return { credentials, customerEmail };
 }
 
 type Owner = (request: MatrixRequest) => ReturnType<typeof expectOk>;
@@ -249,31 +191,6 @@ async function datalistRecords(owner: Owner) {
   const path = `/api/restricted/datalist/${datalistId}/entry`;
   const [entryId] = (await owner({ method: "POST", path, body: entry })) as string[];
   return { datalistId, entryId: entryId ?? "" };
-}
-
-/**
- * The login tokens to refuse, each naming the strongest principal a token can: the owner
- * when the owner is a customer, else a customer of P whose address holds every role.
- */
-async function badTokens(
-  env: Env,
-  credentials: Record<CallerKind, Credentials>,
-  email: string,
-  clock: { now: Date },
-) {
-  const real = await env.login("P", email);
-  const lifetimeMs = (tokenLifetimeSeconds + 60) * 1000;
-  clock.now = new Date(clock.now.getTime() - lifetimeMs);
-  const expired = await env.login("P", email);
-  clock.now = new Date(clock.now.getTime() + lifetimeMs);
-  const bearer = (jwt: string, partnerAccountId = env.partners.P.partner_id) => ({
-    headers: { Authorization: `Bearer ${jwt}` },
-    partnerAccountId,
-  });
-  credentials.expiredJwt = bearer(expired);
-  credentials.forgedJwt = bearer(await forgedToken(real));
-  credentials.algNoneJwt = bearer(unsignedToken(real));
-  credentials.wrongPartnerAccountId = bearer(real, env.partners.Q.partner_id);
 }
 
 /** The matrix form's fields: a required text field and a file field. */

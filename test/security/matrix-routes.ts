@@ -1,3 +1,4 @@
+import { foreignCases } from "./cases-foreign.ts";
 import { formCases } from "./cases-forms.ts";
 import { recordCases } from "./cases-records.ts";
 import { serviceCases } from "./cases-service.ts";
@@ -24,14 +25,17 @@ export interface RouteCase {
 }
 
 /** Every route of the service, with who may use it; the public ones also on a form in each state. */
-export const routeCases: RouteCase[] = [...formCases, ...recordCases, ...serviceCases].flatMap(
-  (routeCase) => {
-    const access = routeCase.access;
-    if (access.kind !== "public") return [routeCase];
-    return formStates.map((form) => ({
-      ...routeCase,
-      name: form === "enabled" ? routeCase.name : `${routeCase.name}, form ${form}`,
-      access: { ...access, form },
-    }));
-  },
-);
+export const routeCases: RouteCase[] = [
+  ...formCases,
+  ...recordCases,
+  ...serviceCases,
+  ...foreignCases,
+].flatMap((routeCase) => {
+  const access = routeCase.access;
+  if (access.kind !== "public") return [routeCase];
+  return formStates.map((form) => ({
+    ...routeCase,
+    name: form === "enabled" ? routeCase.name : `${routeCase.name}, form ${form}`,
+    access: { ...access, form },
+  }));
+});

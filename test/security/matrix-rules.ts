@@ -14,13 +14,17 @@ export type FormState = "enabled" | "disabled" | "requiresLogin";
  * - `partner`: partner credentials; `own` routes act on the partner's own customers, while
  *   `customer` routes name partner P's customer, whom partner Q cannot find (404);
  * - `admin`: the `AdminSecret` header;
- * - `open`: anyone (the OpenAPI document).
+ * - `open`: anyone (the OpenAPI document);
+ * - `foreign`: a record of the owner's named through the stranger's own form or datalist;
+ *   it is not there, so every signed-in caller gets `status` (404, or 400 where the record
+ *   is a value in a body), and so does anyone on a `public` route.
  */
 export type Access =
   | { kind: "form"; role: Role }
   | { kind: "public"; form: FormState }
   | { kind: "own" | "datalist" | "admin" | "open" }
-  | { kind: "partner"; scope: "own" | "customer" };
+  | { kind: "partner"; scope: "own" | "customer" }
+  | { kind: "foreign"; status: 400 | 404; public?: boolean };
 
 const submissionRoles: readonly Role[] = ["has_form_submission", "has_offline_form_submission"];
 
@@ -36,6 +40,8 @@ export function expectedStatus(access: Access, caller: CallerKind, ownerKind: Ow
   switch (access.kind) {
     case "open":
       return 200;
+    case "foreign":
+      return identity === "signedIn" || access.public ? access.status : 401;
     case "admin":
       return identity === "admin" ? 200 : 401;
     case "partner":

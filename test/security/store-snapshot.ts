@@ -39,7 +39,7 @@ export function snapshotStore(store: Store): SnapshotStore {
       const contents: Record<string, unknown[]> = {};
       for (const [collection, partitions] of [...written].sort(byKey)) {
         for (const partition of [...partitions].sort()) {
-          const items = await queryAll(store, collection, partition);
+          const items = (await queryAll(store, collection, partition)).flatMap(withoutZeroCounts);
           if (items.length === 0) continue;
           items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
           contents[`${collection}/${partition}`] = items;
@@ -48,6 +48,21 @@ export function snapshotStore(store: Store): SnapshotStore {
       return JSON.stringify(contents);
     },
   };
+}
+
+interface StoredRecord {
+  id: string;
+  counts?: Record<string, number>;
+}
+
+/**
+ * A counter reads 0 when it was never written (`readCount`), so a count taken and given
+ * back (a refused S2 reserves its slot first) changes nothing: zero counts are left out.
+ */
+function withoutZeroCounts(record: StoredRecord): StoredRecord[] {
+  if (!record.counts) return [record];
+  const counts = Object.entries(record.counts).filter(([, count]) => count !== 0);
+  return counts.length === 0 ? [] : [{ ...record, counts: Object.fromEntries(counts) }];
 }
 
 /** The files under `directory` with their sizes, as one canonical string. */

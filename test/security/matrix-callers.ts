@@ -39,6 +39,10 @@ export const callerKinds = [
   "algNoneJwt",
   /** A valid login token sent with another partner's `partnerAccountId`. */
   "wrongPartnerAccountId",
+  /** The owner's account token, revoked. */
+  "revokedToken",
+  /** The owner's TokenId with another account's TokenSecret. */
+  "wrongTokenSecret",
 ] as const;
 
 /** One kind of caller. */
@@ -66,6 +70,8 @@ const invalid = new Set<CallerKind>([
   "forgedJwt",
   "algNoneJwt",
   "wrongPartnerAccountId",
+  "revokedToken",
+  "wrongTokenSecret",
 ]);
 const notSignedIn: Partial<Record<CallerKind, CallerFacts["identity"]>> = {
   anonymous: "none",

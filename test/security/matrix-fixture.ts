@@ -12,6 +12,7 @@ import { formInput } from "../helpers.ts";
 import { type CallerKind, callerKinds, type OwnerKind } from "./matrix-callers.ts";
 import {
   adminSecret,
+  badAccountTokens,
   badTokens,
   callersOf,
   partnersOf,
@@ -81,6 +82,7 @@ export async function buildFixture(ownerKind: OwnerKind): Promise<Fixture> {
     ownerKind === "local" ? customerEmail : "owner@example.com",
     clock,
   );
+  await badAccountTokens(service, credentials);
   for (const kind of callerKinds) assert.ok(credentials[kind], `no credentials for ${kind}`);
   const other = await service.admin.createAccount({ email: "other-account@example.com" });
   return {

@@ -36,14 +36,16 @@ export async function partnersOf(service: FormService) {
   const principal = async (tenant: Tenant, email: string, paying = true): Promise<Credentials> => {
     if (tenant === "local") {
       const account = await service.admin.createAccount({ email });
-      return { headers: { TokenId: account.token_id, TokenSecret: account.token_secret } };
+      const headers = { TokenId: account.token_id, TokenSecret: account.token_secret };
+      return { headers, userId: account.user_id };
     }
     const body = customerBody(email);
     if (!paying) body.subscription_status = "free_trial";
-    await asPartner(tenant, { method: "POST", path: "/api/restricted/partner/user", body });
+    const path = "/api/restricted/partner/user";
+    const userId = (await asPartner(tenant, { method: "POST", path, body })).id;
     const jwt = await login(tenant, email);
     const partnerAccountId = partners[tenant].partner_id;
-    return { headers: { Authorization: `Bearer ${jwt}` }, partnerAccountId };
+    return { headers: { Authorization: `Bearer ${jwt}` }, partnerAccountId, userId };
   };
   return { service, partners, partnerHeaders, login, principal };
 }
@@ -101,4 +103,23 @@ export async function badTokens(
   credentials.forgedJwt = bearer(await forgedToken(real));
   credentials.algNoneJwt = bearer(unsignedToken(real));
   credentials.wrongPartnerAccountId = bearer(real, env.partners.Q.partner_id);
+}
+
+/**
+ * The account tokens to refuse, each of the owner's own account (customers hold an account
+ * too, and the admin API can give it tokens): one revoked, one sent with another's secret.
+ */
+export async function badAccountTokens(
+  service: FormService,
+  credentials: Record<CallerKind, Credentials>,
+) {
+  const ownerId = credentials.owner.userId ?? "";
+  const revoked = await service.admin.createToken(ownerId);
+  await service.admin.revokeToken(revoked.token_id);
+  credentials.revokedToken = {
+    headers: { TokenId: revoked.token_id, TokenSecret: revoked.token_secret },
+  };
+  const other = await service.admin.createToken(ownerId);
+  const secret = credentials.stranger.headers.TokenSecret ?? "";
+  credentials.wrongTokenSecret = { headers: { TokenId: other.token_id, TokenSecret: secret } };
 }

@@ -16,6 +16,8 @@ export interface Credentials {
   headers: Record<string, string>;
   /** P2: sent as the `partnerAccountId` query parameter. */
   partnerAccountId?: string;
+  /** The user id of a signed-in principal. */
+  userId?: string;
 }
 
 /** An answer: status and JSON body (undefined for an HTML page). */

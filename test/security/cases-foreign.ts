@@ -1,3 +1,4 @@
+import { formInput } from "../helpers.ts";
 import type { Fixture } from "./matrix-fixture.ts";
 import { submissionInput } from "./matrix-fixture.ts";
 import type { RouteCase } from "./matrix-routes.ts";
@@ -85,6 +86,22 @@ export const foreignCases: RouteCase[] = [
     access: notThere,
     request: (fx) => ({
       path: `${theirs(fx)}/submissionwebhook/${fx.ids.webhookId}/deliveries/${fx.ids.deliveryId}/redeliver`,
+    }),
+  },
+  {
+    route: "POST /api/restricted/form",
+    name: "form create naming the owner's datalist in a field",
+    access: { kind: "foreign", status: 400, ownerMay: true },
+    request: (fx) => ({
+      path: "/api/restricted/form",
+      body: formInput("Borrowed", [
+        {
+          unique_system_name: "col_1",
+          type: "select",
+          label: "Colour",
+          datalist_id: fx.ids.datalistId,
+        },
+      ]),
     }),
   },
   {

@@ -17,14 +17,15 @@ export type FormState = "enabled" | "disabled" | "requiresLogin";
  * - `open`: anyone (the OpenAPI document);
  * - `foreign`: a record of the owner's named through the stranger's own form or datalist;
  *   it is not there, so every signed-in caller gets `status` (404, or 400 where the record
- *   is a value in a body), and so does anyone on a `public` route.
+ *   is a value in a body), and so does anyone on a `public` route; with `ownerMay`, the
+ *   owner itself names its own record, which is allowed.
  */
 export type Access =
   | { kind: "form"; role: Role }
   | { kind: "public"; form: FormState }
   | { kind: "own" | "datalist" | "admin" | "open" }
   | { kind: "partner"; scope: "own" | "customer" }
-  | { kind: "foreign"; status: 400 | 404; public?: boolean };
+  | { kind: "foreign"; status: 400 | 404; public?: boolean; ownerMay?: boolean };
 
 const submissionRoles: readonly Role[] = ["has_form_submission", "has_offline_form_submission"];
 
@@ -41,6 +42,7 @@ export function expectedStatus(access: Access, caller: CallerKind, ownerKind: Ow
     case "open":
       return 200;
     case "foreign":
+      if (access.ownerMay && roles === "owner") return 200;
       return identity === "signedIn" || access.public ? access.status : 401;
     case "admin":
       return identity === "admin" ? 200 : 401;

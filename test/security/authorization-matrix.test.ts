@@ -41,11 +41,11 @@ interface Failure {
   got: string;
 }
 
-const totals = { cells: 0, fixtures: 0 };
+const totals = { cells: 0, fixtures: 0, resets: 0 };
 after(() => {
   console.log(
     `authorization matrix: ${routerKeys.length} routes, ${routeCases.length} cases, ` +
-      `${callerKinds.length} callers × ${ownerKinds.length} owners: ${totals.cells} cells on ${totals.fixtures} fixtures`,
+      `${callerKinds.length} callers × ${ownerKinds.length} owners: ${totals.cells} cells on ${totals.fixtures} fixtures, ${totals.resets} resets`,
   );
 });
 
@@ -74,32 +74,32 @@ describe("authorization matrix", () => {
   }
 });
 
-/** Runs one case for every caller; a fixture is reused only while nothing changed it. */
+/**
+ * Runs one case for every caller on one fixture: a cell that changed the store or failed is
+ * followed by a reset to the state marked before the first cell, checked by its snapshot.
+ */
 async function runRoute(routeCase: RouteCase, ownerKind: OwnerKind): Promise<Failure[]> {
   const failures: Failure[] = [];
   const method = routeCase.route.split(" ")[0] ?? "";
-  let fx: Fixture | undefined;
-  // What the fixture holds; a cell that changed nothing leaves it valid for the next.
-  let held = "";
+  const fx = await buildFixture(ownerKind);
+  totals.fixtures++;
   try {
+    assertRoutedAs(routeCase, method, fx);
+    if (routeCase.access.kind === "public") await setFormState(fx, routeCase.access.form);
+    await fx.mark();
+    const held = await fx.snapshot();
     for (const caller of callerKinds) {
-      if (!fx) {
-        fx = await buildFixture(ownerKind);
-        totals.fixtures++;
-        assertRoutedAs(routeCase, method, fx);
-        if (routeCase.access.kind === "public") await setFormState(fx, routeCase.access.form);
-        held = await fx.snapshot();
-      }
       const cell = await runCell(fx, routeCase, ownerKind, caller, held);
       totals.cells++;
       failures.push(...cell.failures);
       if (cell.after !== held || cell.failures.length > 0) {
-        await fx.close();
-        fx = undefined;
+        await fx.reset();
+        totals.resets++;
+        assert.equal(await fx.snapshot(), held, "the reset did not restore the fixture");
       }
     }
   } finally {
-    await fx?.close();
+    await fx.close();
   }
   return failures;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
@@ -21,7 +21,12 @@ import {
 } from "./matrix-principals.ts";
 import { expectOk, type MatrixAnswer, type MatrixRequest, sendAs } from "./matrix-requests.ts";
 import type { FormState } from "./matrix-rules.ts";
-import { folderSnapshot, type SnapshotStore, snapshotStore } from "./store-snapshot.ts";
+import {
+  type Capture,
+  folderSnapshot,
+  type SnapshotStore,
+  snapshotStore,
+} from "./store-snapshot.ts";
 
 const allFlags = roleNames.map((role) => `${role}=1`).join("&");
 
@@ -54,6 +59,10 @@ export interface Fixture {
   snapshot(): Promise<string>;
   /** Sends `request` as `caller`. */
   send(caller: CallerKind, request: MatrixRequest): Promise<MatrixAnswer>;
+  /** Remembers what the store and the blob folder hold now, for `reset`. */
+  mark(): Promise<void>;
+  /** Puts the store and the blob folder back as `mark` saw them. */
+  reset(): Promise<void>;
   /** Closes the service and removes the blob folder. */
   close(): Promise<void>;
 }
@@ -85,6 +94,8 @@ export async function buildFixture(ownerKind: OwnerKind): Promise<Fixture> {
   await badAccountTokens(service, credentials);
   for (const kind of callerKinds) assert.ok(credentials[kind], `no credentials for ${kind}`);
   const other = await service.admin.createAccount({ email: "other-account@example.com" });
+  let marked: Capture = [];
+  const markedFolder = `${directory}-marked`;
   return {
     service,
     ids: {
@@ -99,9 +110,20 @@ export async function buildFixture(ownerKind: OwnerKind): Promise<Fixture> {
     },
     snapshot: async () => `${await store.snapshot()}\n${await folderSnapshot(directory)}`,
     send: (caller, request) => sendAs(service, credentials[caller], request),
+    async mark() {
+      marked = await store.capture();
+      await rm(markedFolder, { recursive: true, force: true });
+      await cp(directory, markedFolder, { recursive: true });
+    },
+    async reset() {
+      await store.restore(marked);
+      await rm(directory, { recursive: true, force: true });
+      await cp(markedFolder, directory, { recursive: true });
+    },
     async close() {
       await service.close();
       await rm(directory, { recursive: true, force: true });
+      await rm(markedFolder, { recursive: true, force: true });
     },
   };
 }

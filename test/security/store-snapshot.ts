@@ -1,13 +1,20 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { queryAll } from "../../src/ports/query-all.ts";
-import type { Store } from "../../src/ports/store.ts";
+import type { Store, StoreRecord } from "../../src/ports/store.ts";
 
 /** A store that remembers every partition written to, so that all it holds can be read back. */
 export interface SnapshotStore extends Store {
   /** Everything the store holds, as one canonical string: equal strings, equal contents. */
   snapshot(): Promise<string>;
+  /** Every record the store holds, to put back with `restore`. */
+  capture(): Promise<Capture>;
+  /** Puts back exactly what `capture` saw; partitions written since are emptied. */
+  restore(capture: Capture): Promise<void>;
 }
+
+/** The records of every partition, as `capture` read them. */
+export type Capture = { collection: string; partition: string; items: StoreRecord[] }[];
 
 /**
  * Wraps `store` (the memory store) so that a test can compare what it holds before and after
@@ -35,6 +42,27 @@ export function snapshotStore(store: Store): SnapshotStore {
     query: (collection, partition, query) => store.query(collection, partition, query),
     deletePartition: (collection, partition) => store.deletePartition(collection, partition),
     close: () => store.close(),
+    async capture() {
+      const capture: Capture = [];
+      for (const [collection, partitions] of written) {
+        for (const partition of partitions) {
+          capture.push({
+            collection,
+            partition,
+            items: await queryAll(store, collection, partition),
+          });
+        }
+      }
+      return capture;
+    },
+    async restore(capture) {
+      for (const [collection, partitions] of written) {
+        for (const partition of partitions) await store.deletePartition(collection, partition);
+      }
+      for (const { collection, partition, items } of capture) {
+        for (const item of items) await store.create(collection, partition, item);
+      }
+    },
     async snapshot() {
       const contents: Record<string, unknown[]> = {};
       for (const [collection, partitions] of [...written].sort(byKey)) {

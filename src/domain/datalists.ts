@@ -45,6 +45,15 @@ export async function getDatalist(ctx: Context, caller: Caller, datalistId: stri
   return entry;
 }
 
+/**
+ * Whether `datalistId` names a datalist of `ownerId`. A form draws options only from its
+ * owner's datalists (design.md §3), whatever its stored definition names: a clone (F1) keeps
+ * the datalist ids of the form it copied, which belong to that form's owner.
+ */
+export async function ownsDatalist(ctx: Context, ownerId: string, datalistId: string) {
+  return (await ctx.store.get(collections.datalists, ownerId, datalistId)) !== null;
+}
+
 /** D2: changes the settings given; the others stay. */
 export async function updateDatalist(
   ctx: Context,

@@ -1,6 +1,7 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Context } from "../context.ts";
 import { listEntryValues } from "./datalist-entries.ts";
+import { ownsDatalist } from "./datalists.ts";
 import { accessFormToSubmit } from "./form-access.ts";
 import type { FormDefinition } from "./form-definition.ts";
 import { formSummary } from "./form-record.ts";
@@ -21,19 +22,21 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
   return {
     id: form.id,
     form_configuration,
-    form_definition: await withDatalistOptions(ctx, form.form_definition),
+    form_definition: await withDatalistOptions(ctx, form.form_definition, form.owner_user_id),
   };
 }
 
 async function withDatalistOptions(
   ctx: Context,
   definition: FormDefinition,
+  ownerId: string,
 ): Promise<FormDefinition> {
   const resolved = structuredClone(definition);
   for (const page of resolved.pages) {
     for (const field of page.fields) {
       if ("datalist_id" in field && typeof field.datalist_id === "string") {
-        field.options = await listEntryValues(ctx, field.datalist_id);
+        const owned = await ownsDatalist(ctx, ownerId, field.datalist_id);
+        field.options = owned ? await listEntryValues(ctx, field.datalist_id) : [];
       }
     }
   }

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { type Context, collections } from "../context.ts";
 import { ValidationError, type ValidationIssue } from "../errors.ts";
+import { ownsDatalist } from "./datalists.ts";
 import { type FormDefinition, type FormField, fieldsOf } from "./form-definition.ts";
 import { attachmentIdsOf, type SubmittedField } from "./submission-record.ts";
 
@@ -12,6 +13,8 @@ const emailSchema = v.pipe(v.string(), v.email());
  * Checks submitted values against the form definition (design.md §5): every name is a field
  * of the form and given once, required fields have a value unless `draft`, and each value
  * fits its field. Attachment ids are checked for shape here and for ownership when claimed.
+ * A datalist-backed field offers only entries of a datalist that `ownerId`, the form's
+ * owner, holds.
  * @returns the values in the definition's order.
  * @throws {ValidationError} with one issue per field at fault, named by its system name.
  */
@@ -20,6 +23,7 @@ export async function checkSubmittedValues(
   definition: FormDefinition,
   values: SubmittedField[],
   draft: boolean,
+  ownerId: string,
 ): Promise<SubmittedField[]> {
   const fields = new Map(fieldsOf(definition).map((field) => [field.unique_system_name, field]));
   const given = new Map<string, string>();
@@ -36,7 +40,7 @@ export async function checkSubmittedValues(
         ? field.required && !draft
           ? "is required"
           : null
-        : await problemWith(ctx, field, value);
+        : await problemWith(ctx, field, value, ownerId);
     if (problem) issues.push({ path: name, message: problem });
   }
   if (issues.length) throw new ValidationError("The submitted values are not valid", issues);
@@ -45,7 +49,12 @@ export async function checkSubmittedValues(
     .map((name) => ({ unique_system_name: name, submitted_value: given.get(name) ?? "" }));
 }
 
-async function problemWith(ctx: Context, field: FormField, value: string): Promise<string | null> {
+async function problemWith(
+  ctx: Context,
+  field: FormField,
+  value: string,
+  ownerId: string,
+): Promise<string | null> {
   switch (field.type) {
     case "text":
     case "textarea":
@@ -60,11 +69,11 @@ async function problemWith(ctx: Context, field: FormField, value: string): Promi
       return isIsoDate(value) ? null : "must be a date written YYYY-MM-DD";
     case "select":
     case "radio":
-      return (await offered(ctx, field, [value])) ? null : "is not one of the options";
+      return (await offered(ctx, field, [value], ownerId)) ? null : "is not one of the options";
     case "checkbox": {
       const chosen = value.split("|");
       if (new Set(chosen).size !== chosen.length) return "names an option more than once";
-      return (await offered(ctx, field, chosen)) ? null : "is not one of the options";
+      return (await offered(ctx, field, chosen, ownerId)) ? null : "is not one of the options";
     }
     case "file":
       return filesProblem(field, value);
@@ -89,9 +98,11 @@ async function offered(
   ctx: Context,
   field: { options?: string[]; datalist_id?: string },
   chosen: string[],
+  ownerId: string,
 ): Promise<boolean> {
   if (field.options) return chosen.every((choice) => field.options?.includes(choice));
   const datalistId = field.datalist_id ?? "";
+  if (!(await ownsDatalist(ctx, ownerId, datalistId))) return false;
   for (const choice of chosen) {
     // One indexed lookup per choice, rather than reading the whole list.
     const { items } = await ctx.store.query(collections.datalistEntries, datalistId, {

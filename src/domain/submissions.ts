@@ -49,7 +49,13 @@ export async function createSubmission(
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }
   const draft = input.is_draft_submission ?? false;
-  const values = await checkSubmittedValues(ctx, form.form_definition, input.form_fields, draft);
+  const values = await checkSubmittedValues(
+    ctx,
+    form.form_definition,
+    input.form_fields,
+    draft,
+    form.owner_user_id,
+  );
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
   const monthly = await takeQuota(ctx, form.owner_user_id, "monthly_form_submissions");
   if (!(await adjustCount(ctx, formCounter(formId), "submissions", 1, limit))) {
@@ -106,7 +112,14 @@ export async function updateSubmission(
   const draft = input.is_draft_submission ?? record.is_draft_submission;
   const merged = new Map(record.form_fields.map((f) => [f.unique_system_name, f]));
   for (const field of input.form_fields) merged.set(field.unique_system_name, field);
-  const values = await checkSubmittedValues(ctx, form.form_definition, [...merged.values()], draft);
+  const fields = [...merged.values()];
+  const values = await checkSubmittedValues(
+    ctx,
+    form.form_definition,
+    fields,
+    draft,
+    form.owner_user_id,
+  );
   const claimed = await claimAttachments(ctx, form.id, record.id, form.form_definition, values);
   const next: SubmissionRecord = {
     ...record,

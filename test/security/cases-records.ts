@@ -1,0 +1,107 @@
+import { datalist, form, reporter, resultIds } from "./case-paths.ts";
+import { submissionInput } from "./matrix-fixture.ts";
+import type { RouteCase } from "./matrix-routes.ts";
+
+/** Datalists, submissions and attachments, with who may use them (design.md §3). */
+export const recordCases: RouteCase[] = [
+  // Datalists: D1–D7.
+  {
+    route: "POST /api/restricted/datalist",
+    name: "D1 create",
+    access: { kind: "own" },
+    request: () => ({
+      path: "/api/restricted/datalist",
+      body: { settings: { list_name: "Mine" } },
+    }),
+  },
+  {
+    route: "POST /api/restricted/datalist/:datalistId",
+    name: "D2 update",
+    access: { kind: "datalist" },
+    request: (fx) => ({ path: datalist(fx), body: { settings: { list_name: "Renamed" } } }),
+  },
+  {
+    route: "POST /api/restricted/datalist/:datalistId",
+    name: "D3 delete",
+    access: { kind: "datalist" },
+    request: (fx) => ({ path: `${datalist(fx)}?for_deletion=1`, body: {} }),
+  },
+  {
+    route: "GET /api/restricted/user/datalist",
+    name: "D4 list",
+    access: { kind: "own" },
+    request: () => ({ path: "/api/restricted/user/datalist" }),
+    reveals: {
+      target: { kind: "datalist" },
+      found: (answer, fx) => resultIds(answer).includes(fx.ids.datalistId),
+    },
+  },
+  {
+    route: "POST /api/restricted/datalist/:datalistId/entry",
+    name: "D5 insert",
+    access: { kind: "datalist" },
+    request: (fx) => ({ path: `${datalist(fx)}/entry`, body: { entry_value: "blue" } }),
+  },
+  {
+    route: "DELETE /api/restricted/datalist/:datalistId/entry/:datalistEntryId",
+    name: "D6 delete entry",
+    access: { kind: "datalist" },
+    request: (fx) => ({ path: `${datalist(fx)}/entry/${fx.ids.entryId}` }),
+  },
+  {
+    route: "GET /api/restricted/datalist/:datalistId/entries",
+    name: "D7 entries",
+    access: { kind: "datalist" },
+    request: (fx) => ({ path: `${datalist(fx)}/entries` }),
+  },
+  // Submissions and attachments: S1–S7.
+  {
+    route: "POST /api/form/:formId/submission",
+    name: "S2 submit",
+    access: { kind: "public", form: "enabled" },
+    request: (fx) => ({ path: `/api/form/${fx.ids.formId}/submission`, body: submissionInput() }),
+  },
+  {
+    route: "POST /api/form/:formId/submissionattachment",
+    name: "S3 upload",
+    access: { kind: "public", form: "enabled" },
+    request: (fx) => {
+      const body = new FormData();
+      body.append("fil_2", new Blob(["another file"], { type: "text/plain" }), "more.txt");
+      return { path: `/api/form/${fx.ids.formId}/submissionattachment`, body };
+    },
+  },
+  {
+    route: "GET /api/restricted/form/:formId/submission/:submissionId",
+    name: "S1 read",
+    access: reporter,
+    request: (fx) => ({ path: `${form(fx)}/submission/${fx.ids.submissionId}` }),
+  },
+  {
+    route: "GET /api/restricted/form/:formId/submissionattachment/:attachmentId",
+    name: "S4 file link",
+    access: reporter,
+    request: (fx) => ({ path: `${form(fx)}/submissionattachment/${fx.ids.attachmentId}` }),
+  },
+  {
+    route: "GET /api/restricted/form/:formId/submissions",
+    name: "S5 list",
+    access: reporter,
+    request: (fx) => ({ path: `${form(fx)}/submissions?includeFormDefinition=1` }),
+  },
+  {
+    route: "POST /api/restricted/form/:formId/submission/:submissionId",
+    name: "S6 update",
+    access: reporter,
+    request: (fx) => ({
+      path: `${form(fx)}/submission/${fx.ids.submissionId}`,
+      body: { form_fields: [{ unique_system_name: "gpi_1", submitted_value: "Grace" }] },
+    }),
+  },
+  {
+    route: "DELETE /api/restricted/form/:formId/submission/:submissionId",
+    name: "S7 delete",
+    access: reporter,
+    request: (fx) => ({ path: `${form(fx)}/submission/${fx.ids.submissionId}` }),
+  },
+];

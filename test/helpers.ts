@@ -54,3 +54,22 @@ export function formInput(name = "Contact us", fields: unknown[] = []) {
     form_definition: { pages: [{ title: "Page 1", fields }] },
   };
 }
+
+/** S3 of `bytes` bytes of "a" to the file field `field` of a form, anonymously. */
+export async function uploadBytes(
+  service: FormService,
+  formId: string,
+  field: string,
+  bytes: number,
+) {
+  const body = new FormData();
+  body.append(field, new Blob([new Uint8Array(bytes).fill(97)]), "cv.txt");
+  const response = await service.fetch(
+    new Request(`http://localhost/api/form/${formId}/submissionattachment`, {
+      method: "POST",
+      body,
+    }),
+  );
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers.
+  return { status: response.status, body: (await response.json()) as any };
+}

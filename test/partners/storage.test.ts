@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { formInput } from "../helpers.ts";
+import { formInput, uploadBytes } from "../helpers.ts";
 import { customerBody, withPartner } from "./setup.ts";
 
 const fileField = {
@@ -37,17 +37,7 @@ async function withStorageQuota() {
     body: formInput("Uploads", [fileField]),
   });
   const formId: string = form.body.id;
-  const upload = async (bytes: number) => {
-    const body = new FormData();
-    body.append("cv_1", new Blob([new Uint8Array(bytes).fill(97)]), "cv.txt");
-    const response = await env.service.fetch(
-      new Request(`http://localhost/api/form/${formId}/submissionattachment`, {
-        method: "POST",
-        body,
-      }),
-    );
-    return { status: response.status, body: await response.json() };
-  };
+  const upload = (bytes: number) => uploadBytes(env.service, formId, "cv_1", bytes);
   const used = async () => {
     const counter = await store.get<{ id: string; counts: Record<string, number> }>(
       "customer_counters",

@@ -6,7 +6,7 @@ import { after, describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { type Store, StoreConflictError } from "../../src/index.ts";
-import { formInput } from "../helpers.ts";
+import { formInput, uploadBytes } from "../helpers.ts";
 import { customerBody, withPartner } from "../partners/setup.ts";
 import { submit, upload, withFiles } from "../submissions/setup.ts";
 
@@ -51,17 +51,7 @@ async function withCustomerForm() {
   });
   assert.equal(form.status, 200);
   const formId: string = form.body.id;
-  const send = async (bytes: number) => {
-    const body = new FormData();
-    body.append("cv_1", new Blob([new Uint8Array(bytes).fill(97)]), "cv.txt");
-    const response = await env.service.fetch(
-      new Request(`http://localhost/api/form/${formId}/submissionattachment`, {
-        method: "POST",
-        body,
-      }),
-    );
-    return { status: response.status, body: await response.json() };
-  };
+  const send = (bytes: number) => uploadBytes(env.service, formId, "cv_1", bytes);
   return { ...env, store, directory, formId, send };
 }
 

@@ -1,10 +1,12 @@
 /**
- * Shows what S2 (posting a submission) costs per request on the lowdb store, and whether
- * the cost grows with the data: a form holding 1,000 and one holding 100,000 submissions
- * (seeded straight into the store, with the form's counter to match), each served from a
- * fresh process over its data folder, beside a bare itty-router JSON handler served the
- * same way (`submission-server.ts`), all loaded by autocannon in this run.
- * Run: `node --import tsx bench/submission-rps.bench.ts`.
+ * Shows what S2 (posting a submission) costs per request beside a bare itty-router JSON
+ * handler served the same way (`submission-server.ts`), each in a fresh child process loaded
+ * by autocannon in this run: S2 on the memory store, and on the lowdb store with a form
+ * holding 1,000 and one holding 100,000 submissions (seeded straight into the store, with
+ * the form's counter to match), to show whether the cost grows with the data. Each round
+ * measures the bare handler and every S2 case once; {@link ROUNDS} rounds, and the table
+ * shows each round's ratio to that round's bare figure, the median, and the goal of
+ * issue 12. Run: `node --conditions=formwork-source --import tsx bench/submission-rps.bench.ts`.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,9 +18,12 @@ import { createFormService, type Store } from "../src/index.ts";
 import { freePort, startServer, stopServer } from "./standalone-process.ts";
 
 const SIZES = [1_000, 100_000];
-const CONNECTIONS = 10;
+const CONNECTIONS = 50;
 const WARM_UP_SECONDS = 1;
-const SECONDS = 5;
+const SECONDS = 8;
+const ROUNDS = 3;
+/** Issue 12's goals, as a share of the bare handler's requests per second. */
+const goals = { memory: 0.6, lowdb: 0.5 };
 const adminSecret = "bench-admin-secret";
 const submission = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
 const formBody = {
@@ -110,15 +115,39 @@ async function heldBy(directory: string, formId: string): Promise<number> {
   }
 }
 
-/** Starts a server process, warms it up, loads it for {@link SECONDS} and stops it. */
-async function measure(env: Record<string, string>, formId: string) {
+/** Signs up an account and creates the bench form through a running server. */
+async function formOn(base: string): Promise<string> {
+  const call = async (path: string, headers: Record<string, string>, body: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const account = await call(
+    "/api/admin/accounts",
+    { AdminSecret: adminSecret },
+    { email: "bench@example.com" },
+  );
+  const tokens = { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) };
+  return String((await call("/api/restricted/form", tokens, formBody)).id);
+}
+
+/**
+ * Starts a server process, warms it up, loads it for {@link SECONDS} and stops it. Without
+ * `formId`, the form is created through the server first (the memory store starts empty).
+ */
+async function measure(env: Record<string, string>, formId?: string) {
   const server = await startServer(
     { ...env, PORT: String(await freePort()), ADMIN_SECRET: adminSecret },
     "bench/submission-server.ts",
   );
   try {
     const options = {
-      url: `${server.base}/api/form/${formId}/submission`,
+      url: `${server.base}/api/form/${formId ?? (await formOn(server.base))}/submission`,
       method: "POST" as const,
       headers: { "content-type": "application/json" },
       body: JSON.stringify(submission),
@@ -132,17 +161,29 @@ async function measure(env: Record<string, string>, formId: string) {
 }
 
 const perSecond = (result: autocannon.Result) => result.requests.average;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 
-function row(scenario: string, result: autocannon.Result, bare: autocannon.Result, held: string) {
+/** One scenario's results over the rounds, beside the bare handler's of the same rounds. */
+interface Scenario {
+  name: string;
+  goal: number | null;
+  results: autocannon.Result[];
+}
+
+function row({ name, goal, results }: Scenario, bare: autocannon.Result[]) {
+  const ratios = results.map(
+    (result, i) => perSecond(result) / perSecond(bare[i] as autocannon.Result),
+  );
+  const ratio = median(ratios);
   return {
-    scenario,
-    "requests/s": Math.round(perSecond(result)),
-    "p50 ms": result.latency.p50,
-    "p99 ms": result.latency.p99,
-    "non-2xx": result.non2xx,
-    errors: result.errors,
-    "vs bare": (perSecond(result) / perSecond(bare)).toFixed(3),
-    "submissions held": held,
+    scenario: name,
+    "requests/s (median)": Math.round(median(results.map(perSecond))),
+    "p99 ms (median)": median(results.map((r) => r.latency.p99)),
+    "non-2xx": results.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
+    "× bare, each round": ratios.map((r) => r.toFixed(3)).join(" "),
+    "× bare, median": ratio.toFixed(3),
+    goal: goal === null ? "-" : `≥ ${goal}`,
+    met: goal === null ? "-" : ratio >= goal ? "yes" : "NO",
   };
 }
 
@@ -155,17 +196,31 @@ try {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(`seeded ${size} submissions in ${seconds} s`);
   }
-  const bare = await measure({ BENCH_HANDLER: "bare" }, v7());
-  const rows = [row("bare itty-router JSON handler", bare, bare, "-")];
-  for (const { size, directory, formId } of seeded) {
-    const result = await measure({ BENCH_HANDLER: "formwork", DATA_DIR: directory }, formId);
-    const held = `${size} → ${await heldBy(directory, formId)}`;
-    rows.push(row(`S2, lowdb, ${size} submissions`, result, bare, held));
+  const bare: Scenario = { name: "bare itty-router JSON handler", goal: null, results: [] };
+  const memory: Scenario = { name: "S2, memory store", goal: goals.memory, results: [] };
+  const lowdb = seeded.map(({ size }) => ({
+    name: `S2, lowdb, ${size} submissions`,
+    goal: goals.lowdb,
+    results: [] as autocannon.Result[],
+  }));
+  for (let round = 1; round <= ROUNDS; round++) {
+    bare.results.push(await measure({ BENCH_HANDLER: "bare" }, v7()));
+    memory.results.push(await measure({ BENCH_HANDLER: "memory" }));
+    for (const [i, { directory, formId }] of seeded.entries()) {
+      const result = await measure({ BENCH_HANDLER: "formwork", DATA_DIR: directory }, formId);
+      lowdb[i]?.results.push(result);
+    }
+    console.log(`round ${round} of ${ROUNDS} done`);
   }
-  console.log(
-    `${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured; server in a child process`,
+  const held = await Promise.all(
+    seeded.map(
+      async ({ size, directory, formId }) => `${size} → ${await heldBy(directory, formId)}`,
+    ),
   );
-  console.table(rows);
+  console.log(
+    `${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured, ${ROUNDS} rounds; each server in a child process; submissions held after: ${held.join(", ")}`,
+  );
+  console.table([bare, memory, ...lowdb].map((scenario) => row(scenario, bare.results)));
 } finally {
   for (const { directory } of seeded) await rm(directory, { recursive: true, force: true });
 }

@@ -1,13 +1,15 @@
 /**
  * The server process of `submission-rps.bench.ts`: serves, through `@hono/node-server`,
- * either the form service over the lowdb store in `DATA_DIR` (`BENCH_HANDLER=formwork`) or
- * a bare itty-router JSON handler (`BENCH_HANDLER=bare`), the same way for both, on `PORT`.
+ * the form service over the lowdb store in `DATA_DIR` (`BENCH_HANDLER=formwork`) or over
+ * the memory store (`BENCH_HANDLER=memory`, empty at start), or a bare itty-router JSON
+ * handler (`BENCH_HANDLER=bare`), the same way for all, on `PORT`.
  * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
  */
 import { serve } from "@hono/node-server";
 import { Router } from "itty-router";
 import { v7 } from "uuid";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
+import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService } from "../src/index.ts";
 
 type Handler = (request: Request, clientAddress: string | undefined) => Promise<Response>;
@@ -27,9 +29,9 @@ function bareHandler(): { fetch: Handler; close(): Promise<void> } {
   return { fetch: (request) => router.fetch(request), close: async () => {} };
 }
 
-function formworkHandler(directory: string): { fetch: Handler; close(): Promise<void> } {
+function formworkHandler(directory: string | null): { fetch: Handler; close(): Promise<void> } {
   const service = createFormService({
-    store: createLowdbStore({ directory }),
+    store: directory ? createLowdbStore({ directory }) : createMemoryStore(),
     adminSecret: process.env.ADMIN_SECRET,
     // One load generator is one client address: measure the request path, not the limiter.
     rateLimits: { publicPerMinute: 0 },
@@ -42,10 +44,15 @@ function formworkHandler(directory: string): { fetch: Handler; close(): Promise<
 
 const kind = process.env.BENCH_HANDLER;
 const directory = process.env.DATA_DIR;
-if (kind !== "bare" && !(kind === "formwork" && directory)) {
-  throw new Error("set BENCH_HANDLER=bare, or BENCH_HANDLER=formwork and DATA_DIR");
+if (kind !== "bare" && kind !== "memory" && !(kind === "formwork" && directory)) {
+  throw new Error(
+    "set BENCH_HANDLER=bare, BENCH_HANDLER=memory, or BENCH_HANDLER=formwork and DATA_DIR",
+  );
 }
-const handler = kind === "bare" ? bareHandler() : formworkHandler(directory as string);
+const handler =
+  kind === "bare"
+    ? bareHandler()
+    : formworkHandler(kind === "memory" ? null : (directory as string));
 const hostname = "127.0.0.1";
 const server = serve(
   {

@@ -1,7 +1,8 @@
 /**
- * Runs the standalone server (`examples/standalone/server.ts`) as a child process of a bench,
- * started as `node --import tsx` so that the child's pid is the process that serves: no
- * wrapper process whose memory would be measured instead.
+ * Runs the standalone server as a child process of a bench, started as `npm start` does
+ * (`node` on the compiled `build/examples/standalone/server.js`, built by `npm ci`'s
+ * `prepare` script), so that the child's pid is the process that serves: no wrapper process
+ * whose memory would be measured instead.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
@@ -29,16 +30,24 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** The Node arguments that run `script` with the flags of `npm start` (package.json). */
-export function serverArgs(script = "examples/standalone/server.ts"): string[] {
+/** The standalone server as `npm start` runs it: compiled by `npm run build:server`. */
+export const compiledServer = "build/examples/standalone/server.js";
+
+/**
+ * The Node arguments that run `script` with the flags of `npm start` (package.json): the
+ * compiled server as it is, any other script (a bench's own server) through tsx.
+ */
+export function serverArgs(script = compiledServer): string[] {
   // The same flags, so that what is measured is what runs.
+  if (script.endsWith(".js"))
+    return ["--max-semi-space-size=1", "--conditions=formwork-build", script];
   return ["--max-semi-space-size=1", "--conditions=formwork-source", "--import", "tsx", script];
 }
 
 /** Starts `script` with `env` added and waits for its `listening on` line. */
 export async function startServer(
   env: Record<string, string>,
-  script = "examples/standalone/server.ts",
+  script = compiledServer,
 ): Promise<StandaloneServer> {
   const child = spawn(process.execPath, serverArgs(script), {
     cwd: root,

@@ -1,14 +1,16 @@
 /**
  * The server process of `submission-rps.bench.ts`: serves, through `@hono/node-server`,
- * either the form service over the lowdb store in `DATA_DIR` (`BENCH_HANDLER=formwork`) or
- * a bare itty-router JSON handler (`BENCH_HANDLER=bare`), the same way for both, on `PORT`.
- * `BENCH_DURABILITY` (`process`, `machine`) and `BENCH_JOURNAL_BYTES` set the store's options.
+ * the form service over the lowdb store in `DATA_DIR` (`BENCH_HANDLER=formwork`) or over
+ * the memory store (`BENCH_HANDLER=memory`, empty at start), or a bare itty-router JSON
+ * handler (`BENCH_HANDLER=bare`), the same way for all, on `PORT`.
+ * `BENCH_DURABILITY` (`process`, `machine`) and `BENCH_JOURNAL_BYTES` set the lowdb options.
  * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
  */
 import { serve } from "@hono/node-server";
 import { Router } from "itty-router";
 import { v7 } from "uuid";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
+import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService } from "../src/index.ts";
 
 type Handler = (request: Request, clientAddress: string | undefined) => Promise<Response>;
@@ -29,13 +31,14 @@ function bareHandler(): { fetch: Handler; close(): Promise<void> } {
 }
 
 async function formworkHandler(
-  directory: string,
+  directory: string | null,
 ): Promise<{ fetch: Handler; close(): Promise<void> }> {
   const durability = process.env.BENCH_DURABILITY === "machine" ? "machine" : "process";
   const journalBytes = Number(process.env.BENCH_JOURNAL_BYTES ?? 16 * 1024 * 1024);
-  const store = createLowdbStore({ directory, durability, journalBytes });
+  const lowdb = directory ? createLowdbStore({ directory, durability, journalBytes }) : null;
   // Opened before listening, so that the time to the `listening on` line includes the start.
-  await store.open();
+  await lowdb?.open();
+  const store = lowdb ?? createMemoryStore();
   const service = createFormService({
     store,
     adminSecret: process.env.ADMIN_SECRET,
@@ -50,11 +53,15 @@ async function formworkHandler(
 
 const kind = process.env.BENCH_HANDLER;
 const directory = process.env.DATA_DIR;
-if (kind !== "bare" && !(kind === "formwork" && directory)) {
-  throw new Error("set BENCH_HANDLER=bare, or BENCH_HANDLER=formwork and DATA_DIR");
+if (kind !== "bare" && kind !== "memory" && !(kind === "formwork" && directory)) {
+  throw new Error(
+    "set BENCH_HANDLER=bare, BENCH_HANDLER=memory, or BENCH_HANDLER=formwork and DATA_DIR",
+  );
 }
 const handler: { fetch: Handler; close(): Promise<void> } =
-  kind === "bare" ? bareHandler() : await formworkHandler(directory as string);
+  kind === "bare"
+    ? bareHandler()
+    : await formworkHandler(kind === "memory" ? null : (directory as string));
 const hostname = "127.0.0.1";
 const server = serve(
   {

@@ -1,3 +1,4 @@
+import type { FormSnapshots } from "./domain/form-snapshots.ts";
 import type { PartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Store } from "./ports/store.ts";
@@ -19,6 +20,8 @@ export interface Context {
   allowPrivateWebhookDestinations: boolean;
   /** Tells the webhook worker that deliveries were just queued. */
   nudgeWebhooks(): void;
+  /** The forms this instance holds for S2, checked against their version on every use. */
+  formSnapshots: FormSnapshots;
 }
 
 /** Bounds on what one request may carry. */

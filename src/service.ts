@@ -1,6 +1,7 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import type { Context, Limits } from "./context.ts";
 import { sweepAttachments } from "./domain/attachment-sweep.ts";
+import { createFormSnapshots } from "./domain/form-snapshots.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
 import { errorEnvelope, ServiceError } from "./errors.ts";
 import { trackInFlight } from "./http/in-flight.ts";
@@ -171,6 +172,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     limits: { ...defaultLimits, ...options.limits },
     allowPrivateWebhookDestinations,
     nudgeWebhooks: () => worker?.nudge(),
+    formSnapshots: createFormSnapshots(),
   };
   const log = createRequestLog(options.logger, options.onError);
   const onError = (error: unknown) => log.unexpected(error);

@@ -39,7 +39,9 @@ export function createMemoryStore(): Store {
   function put<T extends StoreRecord>(records: Map<string, Entry>, record: T): Stored<T> {
     const entry = { record: structuredClone(record), etag: randomUUID() };
     records.set(record.id, entry);
-    return { record: structuredClone(record), etag: entry.etag };
+    // The store keeps its own copy; the caller's record stays the caller's, so it goes back
+    // as it came rather than cloned a second time.
+    return { record, etag: entry.etag };
   }
 
   function checkEtag(entry: Entry, options?: WriteOptions) {

@@ -9,7 +9,8 @@ export interface CounterKey {
   id: string;
 }
 
-interface CounterRecord {
+/** A counter record: named counts. */
+export interface CounterRecord {
   id: string;
   counts: Record<string, number>;
 }

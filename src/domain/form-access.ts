@@ -42,14 +42,16 @@ export function requireRole(access: FormAccess, ...anyOf: Role[]): void {
 
 /**
  * Loads a form for the public side (F5, S2, S3): anyone while it is enabled and does not
- * require login; otherwise its owner or a holder of a submission role.
+ * require login; otherwise its owner or a holder of a submission role. With `loaded`, the
+ * form is that one rather than read from the store.
  */
 export async function accessFormToSubmit(
   ctx: Context,
   caller: Caller | null,
   formId: string,
+  loaded?: LoadedForm,
 ): Promise<FormAccess> {
-  const access = await loadAccess(ctx, caller, formId);
+  const access = await loadAccess(ctx, caller, formId, loaded);
   if (access.isOwner || access.roles.has("has_form_submission")) return access;
   if (access.roles.has("has_offline_form_submission")) return access;
   const requiresLogin = (access.form.form_configuration.securitysettings as SecuritySettings)
@@ -66,14 +68,21 @@ interface SecuritySettings {
   requires_login?: boolean;
 }
 
+/** A form record already read, with its etag, and within bounds (`withinBounds`). */
+export interface LoadedForm {
+  form: FormRecord;
+  etag: string;
+}
+
 async function loadAccess(
   ctx: Context,
   caller: Caller | null,
   formId: string,
+  loaded?: LoadedForm,
 ): Promise<FormAccess> {
-  const entry = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
+  const entry = loaded ?? (await readForm(ctx, formId));
   if (!entry) throw formNotFound();
-  const form = withinBounds(entry.record);
+  const { form } = entry;
   const isOwner = caller !== null && form.owner_user_id === caller.userId;
   // The paying rule: a form of a customer who is not paying is hidden from everyone else.
   if (!isOwner && !(await formsOpenToOthers(ctx, form.owner_user_id))) throw formNotFound();
@@ -83,6 +92,11 @@ async function loadAccess(
       ? await rolesOf(ctx, formId, caller)
       : new Set<Role>();
   return { form, etag: entry.etag, isOwner, roles };
+}
+
+async function readForm(ctx: Context, formId: string): Promise<LoadedForm | null> {
+  const entry = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
+  return entry && { form: withinBounds(entry.record), etag: entry.etag };
 }
 
 async function rolesOf(ctx: Context, formId: string, caller: Caller): Promise<Set<Role>> {

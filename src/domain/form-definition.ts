@@ -77,10 +77,38 @@ export function fieldsOf(definition: FormDefinition): FormField[] {
   return definition.pages.flatMap((page) => page.fields);
 }
 
+/** What S2 looks up in a definition, built once per definition it is asked for. */
+export interface CompiledDefinition {
+  /** The fields by system name, in the definition's order. */
+  fields: ReadonlyMap<string, FormField>;
+  /** The system names of the file-upload fields. */
+  fileFields: ReadonlySet<string>;
+}
+
+const compiled = new WeakMap<FormDefinition, CompiledDefinition>();
+
+/**
+ * The lookups of a definition. Those of a frozen definition (a form snapshot's, which is
+ * one version of the form: form-snapshots.ts) are kept as long as the definition is.
+ */
+export function compileDefinition(definition: FormDefinition): CompiledDefinition {
+  const held = compiled.get(definition);
+  if (held) return held;
+  const all = fieldsOf(definition);
+  const result: CompiledDefinition = {
+    fields: new Map(all.map((field) => [field.unique_system_name, field])),
+    fileFields: new Set(
+      all.filter((field) => field.type === "file").map((field) => field.unique_system_name),
+    ),
+  };
+  // A definition that is not frozen may still change under what was built from it.
+  if (Object.isFrozen(definition)) compiled.set(definition, result);
+  return result;
+}
+
 /** The system names of the definition's file-upload fields. */
-export function fileFieldNames(definition: FormDefinition): Set<string> {
-  const files = fieldsOf(definition).filter((field) => field.type === "file");
-  return new Set(files.map((field) => field.unique_system_name));
+export function fileFieldNames(definition: FormDefinition): ReadonlySet<string> {
+  return compileDefinition(definition).fileFields;
 }
 
 /**

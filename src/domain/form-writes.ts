@@ -2,13 +2,15 @@ import { type Context, collections } from "../context.ts";
 import { StoreConflictError } from "../ports/store.ts";
 import { type FormAccess, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
+import { formChanged } from "./form-snapshots.ts";
 
 const attempts = 5;
 
 /**
  * Applies `change` to a form and writes it back conditionally on its etag. When another
  * write got there first, it reads the form again and re-applies `change`, so that two
- * concurrent edits of different sections both survive.
+ * concurrent edits of different sections both survive. Then it moves the form's version, so
+ * that no instance posts to the form as it was (form-snapshots.ts).
  * @throws {NotFoundError} when the form was deleted meanwhile.
  */
 export async function saveForm(
@@ -24,6 +26,7 @@ export async function saveForm(
     try {
       const saved = await ctx.store.replace(collections.forms, next.id, next, { ifMatch: etag });
       if (!saved) throw formNotFound();
+      await formChanged(ctx, next.id);
       return saved.record;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;

@@ -11,6 +11,7 @@ import {
   type FormUserRecord,
   formSummary,
 } from "./form-record.ts";
+import { formChanged } from "./form-snapshots.ts";
 import { createOwnerRecord } from "./form-users.ts";
 import { saveForm } from "./form-writes.ts";
 import { emailPrincipal, formIdsOf, ownerPrincipal, removeMembership } from "./memberships.ts";
@@ -90,6 +91,8 @@ async function insertForm(
 export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
+  // First, so that an S2 still holding the form fails its slot and reads it again (gone).
+  await formChanged(ctx, formId);
   const deleted = await ctx.store.delete(collections.forms, formId, formId);
   const { items } = await ctx.store.query<FormUserRecord>(collections.formUsers, formId);
   // Only the request that deleted the form gives back what it held of the owner's quotas.

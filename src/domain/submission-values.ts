@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { type Context, collections } from "../context.ts";
 import { ValidationError, type ValidationIssue } from "../errors.ts";
 import { ownsDatalist } from "./datalists.ts";
-import { type FormDefinition, type FormField, fieldsOf } from "./form-definition.ts";
+import { compileDefinition, type FormDefinition, type FormField } from "./form-definition.ts";
 import { attachmentIdsOf, type SubmittedField } from "./submission-record.ts";
 
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -25,7 +25,7 @@ export async function checkSubmittedValues(
   draft: boolean,
   ownerId: string,
 ): Promise<SubmittedField[]> {
-  const fields = new Map(fieldsOf(definition).map((field) => [field.unique_system_name, field]));
+  const { fields } = compileDefinition(definition);
   const given = new Map<string, string>();
   const issues: ValidationIssue[] = [];
   for (const { unique_system_name: name, submitted_value: value } of values) {

@@ -45,15 +45,18 @@ export interface OutboxEntry {
 export const outboxPartition = "due";
 
 /**
- * Queues one delivery per webhook of the submission's form, durably, before S2 answers.
+ * Queues one delivery per webhook of the submission's form (`known`, when the caller has
+ * them at hand, else read from the store), durably, before S2 answers.
  * If a write fails part way, the deliveries queued so far are taken back and the error
  * goes to the caller, which then takes back the submission too.
  */
-export async function enqueueSubmissionCreated(ctx: Context, submission: SubmissionRecord) {
-  const { items: webhooks } = await ctx.store.query<WebhookRecord>(
-    collections.webhooks,
-    submission.form_id,
-  );
+export async function enqueueSubmissionCreated(
+  ctx: Context,
+  submission: SubmissionRecord,
+  known?: readonly WebhookRecord[],
+) {
+  const webhooks =
+    known ?? (await ctx.store.query<WebhookRecord>(collections.webhooks, submission.form_id)).items;
   if (webhooks.length === 0) return;
   const payload = JSON.stringify({
     type: "form_submission.created",

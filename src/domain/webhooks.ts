@@ -6,6 +6,7 @@ import { newId } from "../ids.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
 import { destinationProblem } from "../webhooks/destination-guard.ts";
 import { accessForm, requireRole } from "./form-access.ts";
+import { formChanged } from "./form-snapshots.ts";
 
 /** A stored submission webhook. Partition: its form id. */
 export interface WebhookRecord extends Timestamps {
@@ -73,6 +74,7 @@ export async function addWebhook(
     ...createdAt(ctx.now()),
   };
   await ctx.store.create(collections.webhooks, formId, record);
+  await formChanged(ctx, formId);
   return record;
 }
 
@@ -88,6 +90,7 @@ export async function removeWebhook(
   if (!(await ctx.store.delete(collections.webhooks, formId, webhookId))) {
     throw new NotFoundError("Webhook not found");
   }
+  await formChanged(ctx, formId);
   await ctx.store.deletePartition(collections.webhookDeliveries, webhookId);
 }
 

@@ -35,8 +35,13 @@ export async function readJson(request: Request, limit: number): Promise<unknown
 }
 
 async function readText(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
+  const length = request.headers.get("content-length");
+  const declared = Number(length ?? "0");
   if (declared > limit) throw tooLarge(limit);
+  // A declared length within the limit bounds the body (the HTTP parser stops at it), so
+  // the whole body may be read at once. Hosts such as `@hono/node-server` then read it
+  // straight from the socket, without building a web stream for it.
+  if (length !== null && /^\d+$/.test(length)) return decode(await readDeclared(request));
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -60,8 +65,24 @@ async function readText(request: Request, limit: number): Promise<string> {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return decode(bytes);
+}
+
+/** The whole body of a request whose `Content-Length` is within the limit. */
+async function readDeclared(request: Request): Promise<ArrayBuffer> {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return await request.arrayBuffer();
+  } catch (cause) {
+    // Only the client's side can fail reading a request body: a disconnect mid-body.
+    throw new BodyAbortedError({ cause });
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function decode(bytes: ArrayBuffer | Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
   } catch {
     throw new ValidationError("The request body is not valid UTF-8");
   }

@@ -4,7 +4,10 @@
  * account token, a partner, a partner's customer) over the restricted routes. Each instance
  * counts its own requests; several instances behind a balancer each allow the full rate.
  */
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+// By file rather than from the index, which loads every store the package supports
+// (rate-limiter-modules.d.ts).
+import RateLimiterMemory from "rate-limiter-flexible/lib/RateLimiterMemory.js";
+import RateLimiterRes from "rate-limiter-flexible/lib/RateLimiterRes.js";
 import { ServiceError } from "../errors.ts";
 
 /** Options of the rate limits, under `createFormService({ rateLimits })`. */

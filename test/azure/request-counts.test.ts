@@ -14,22 +14,23 @@ import { startAzureService, submission, uploadFile } from "./azure-service.ts";
 const expected: Record<string, number> = {
   "F5 render a form (anonymous)": 4,
   "F4 list my forms": 7,
-  "F2 update a settings section": 4,
+  "F2 update a settings section": 6,
   "U2 add a collaborator": 5,
   "U1 list form users": 5,
   "D5 add one datalist entry": 6,
   "D7 list datalist entries": 5,
   "D6 delete a datalist entry": 4,
+  "S2 post a text-only submission, first after a form change": 6,
   "S3 upload an attachment (anonymous)": 7,
-  "S2 post a submission with a file and a datalist value": 13,
-  "S2 post a text-only submission": 6,
+  "S2 post a submission with a file and a datalist value": 10,
+  "S2 post a text-only submission": 3,
   "S1 read a submission with one attachment": 5,
   "S4 link to an attachment": 4,
   "S5 list submissions, first page of 3": 5,
   "S5 list submissions, next page (2 with files)": 7,
   "S6 update a submission": 9,
   "S7 delete a submission with its file": 8,
-  "F3 delete a form with 5 submissions and 1 file": 24,
+  "F3 delete a form with 5 submissions and 1 file": 26,
 };
 
 const storeCalls: string[] = [];
@@ -116,6 +117,8 @@ function steps(f: Fixture, state: Record<string, string>): [string, () => Promis
     ],
     ["D7 list datalist entries", () => call("GET", `${f.datalist}/entries`, as)],
     ["D6 delete a datalist entry", () => call("DELETE", `${f.datalist}/entry/${state.entry}`, as)],
+    // F2 above changed the form: this instance's snapshot of it is stale (form-snapshots.ts).
+    ["S2 post a text-only submission, first after a form change", () => f.post({ name_1: "Cy" })],
     ["S3 upload an attachment (anonymous)", () => f.upload().then(keep("file", (a) => a.body.id))],
     [
       "S2 post a submission with a file and a datalist value",

@@ -13,7 +13,12 @@ import {
 
 import { type CommandRun, runCommand } from "../run-command.ts";
 
-export { freePort, listeningOn, root } from "../../bench/standalone-process.ts";
+export {
+  compiledServer,
+  freePort,
+  listeningOn,
+  root,
+} from "../../bench/standalone-process.ts";
 
 /** Starts the server with `env` added and waits for its `listening on` line. */
 export function start(env: Record<string, string>): Promise<StandaloneServer> {

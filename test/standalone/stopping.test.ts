@@ -8,6 +8,7 @@ import { after, describe, it } from "node:test";
 import {
   childrenOf,
   commandLine,
+  compiledServer,
   freePort,
   listeningOn,
   root,
@@ -129,7 +130,7 @@ describe("stopping the standalone server", () => {
     const [serverPid, ...others] = await childrenOf(npm.pid);
     assert.deepEqual(others, []);
     assert.ok(serverPid);
-    assert.ok((await commandLine(serverPid)).includes("examples/standalone/server.ts"));
+    assert.ok((await commandLine(serverPid)).includes(compiledServer));
 
     const { auth, formId } = await formOn(base);
     const outcomes: Outcome[] = [];

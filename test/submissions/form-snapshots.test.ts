@@ -1,0 +1,146 @@
+/**
+ * S2 holds forms and their webhooks in memory (src/domain/form-snapshots.ts): a change made
+ * through one service instance shows in the next S2 of another on the same store, and a
+ * text-only S2 to a form already held costs three store calls.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { createLowdbStore } from "../../adapters/lowdb/index.ts";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createFormService, type FormService, type Store } from "../../src/index.ts";
+import { settingsPath } from "../form-fixture.ts";
+import { formInput, request, type TestUser } from "../helpers.ts";
+
+/** Counts every call of the store's methods into `calls`. */
+function counting(store: Store, calls: string[]): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+/** Two service instances over one store, an owner, and a form with one text field. */
+async function twoInstances(store: Store) {
+  const options = { store, webhookPollMs: 0, allowPrivateWebhookDestinations: true };
+  const first = createFormService(options);
+  const second = createFormService(options);
+  const alice = (await first.admin.createAccount({ email: "alice@example.com" })) as TestUser;
+  const field = { unique_system_name: "name_1", type: "text", label: "Name" };
+  const form = await request(second, "POST", "/api/restricted/form", {
+    as: alice,
+    body: formInput("Held", [field]),
+  });
+  assert.equal(form.status, 200);
+  const formId = form.body.id as string;
+  const submit = (service: FormService, name = "Ada") =>
+    request(service, "POST", `/api/form/${formId}/submission`, {
+      body: { form_fields: [{ unique_system_name: "name_1", submitted_value: name }] },
+    });
+  const close = () => Promise.all([first.close(), second.close()]);
+  return { first, second, alice, formId, submit, close };
+}
+
+describe("forms held for S2", () => {
+  const dirs: string[] = [];
+  after(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("see a form's settings changed through another instance in the next S2", async () => {
+    const env = await twoInstances(createMemoryStore());
+    try {
+      assert.equal((await env.submit(env.first)).status, 200);
+      const disable = await request(
+        env.second,
+        "POST",
+        settingsPath(env.formId, "generalsettings"),
+        {
+          as: env.alice,
+          body: { is_disabled: true },
+        },
+      );
+      assert.equal(disable.status, 200);
+      const refused = await env.submit(env.first);
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error, "form_disabled");
+      await request(env.first, "POST", settingsPath(env.formId, "generalsettings"), {
+        as: env.alice,
+        body: { is_disabled: false },
+      });
+      assert.equal((await env.submit(env.second)).status, 200);
+      assert.equal((await env.submit(env.first)).status, 200);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("see a webhook added or removed through another instance in the next S2", async () => {
+    const store = createMemoryStore();
+    const env = await twoInstances(store);
+    const deliveries = async (webhookId: string) =>
+      (await store.query("webhook_deliveries", webhookId)).items.length;
+    try {
+      assert.equal((await env.submit(env.first)).status, 200);
+      const hooks = `/api/restricted/form/${env.formId}/submissionwebhook`;
+      const hook = await request(env.second, "POST", hooks, {
+        as: env.alice,
+        body: { webhook_name: "r", webhook_url: "http://127.0.0.1:9/hook" },
+      });
+      assert.equal(hook.status, 200);
+      const webhookId = hook.body.id as string;
+      assert.equal((await env.submit(env.first)).status, 200);
+      assert.equal(await deliveries(webhookId), 1);
+      const removed = await request(env.second, "DELETE", `${hooks}/${webhookId}`, {
+        as: env.alice,
+      });
+      assert.equal(removed.status, 200);
+      assert.equal((await env.submit(env.first)).status, 200);
+      assert.equal((await store.query("webhook_outbox", "due")).items.length, 1);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("refuse S2 to a form deleted through another instance", async () => {
+    const env = await twoInstances(createMemoryStore());
+    try {
+      assert.equal((await env.submit(env.first)).status, 200);
+      const path = settingsPath(env.formId, "generalsettingsdelete");
+      const deleted = await request(env.second, "POST", path, { as: env.alice });
+      assert.equal(deleted.status, 200);
+      assert.equal((await env.submit(env.first)).status, 404);
+    } finally {
+      await env.close();
+    }
+  });
+
+  for (const kind of ["memory", "lowdb"] as const) {
+    it(`make a text-only S2 to a held form in 3 store calls (${kind})`, async () => {
+      const calls: string[] = [];
+      let store: Store = createMemoryStore();
+      if (kind === "lowdb") {
+        const directory = await mkdtemp(join(tmpdir(), "formwork-snapshots-"));
+        dirs.push(directory);
+        store = createLowdbStore({ directory });
+      }
+      const env = await twoInstances(counting(store, calls));
+      try {
+        assert.equal((await env.submit(env.first)).status, 200);
+        calls.length = 0;
+        assert.equal((await env.submit(env.first)).status, 200);
+        assert.deepEqual(calls, ["get", "replace", "create"]);
+      } finally {
+        await env.close();
+      }
+    });
+  }
+});

@@ -8,13 +8,10 @@
  * shows each round's ratio to that round's bare figure, the median, and the goal of
  * issue 12. Run: `node --conditions=formwork-source --import tsx bench/request-path.bench.ts`.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import autocannon from "autocannon";
 import { v7 } from "uuid";
-import { createLowdbStore } from "../adapters/lowdb/index.ts";
-import { createFormService, type Store } from "../src/index.ts";
+import { adminSecret, formBody, heldBy, seedForm as seed } from "./seeded-form.ts";
 import { freePort, startServer, stopServer } from "./standalone-process.ts";
 
 const SIZES = [1_000, 100_000];
@@ -24,97 +21,7 @@ const SECONDS = 8;
 const ROUNDS = 3;
 /** Issue 12's goals, as a share of the bare handler's requests per second. */
 const goals = { memory: 0.6, lowdb: 0.5 };
-const adminSecret = "bench-admin-secret";
 const submission = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
-const formBody = {
-  form_configuration: { settings: { form_name: "Bench", form_type: "classicsingle" } },
-  form_definition: {
-    pages: [
-      {
-        fields: [
-          { unique_system_name: "name_1", type: "text", label: "Name" },
-          { unique_system_name: "cv_2", type: "file", label: "CV", max_file_size: 209715200 },
-        ],
-      },
-    ],
-  },
-};
-
-/** A form holding `count` submissions in a new data folder. */
-async function seed(count: number): Promise<{ directory: string; formId: string }> {
-  const directory = await mkdtemp(join(tmpdir(), "formwork-rps-bench-"));
-  const store = createLowdbStore({ directory });
-  const service = createFormService({ store, adminSecret, sweepIntervalMs: 0 });
-  try {
-    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const response = await service.fetch(
-        new Request(`http://bench${path}`, {
-          method: "POST",
-          headers: { ...headers, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        }),
-      );
-      const answer = (await response.json()) as Record<string, unknown>;
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-      return answer;
-    };
-    const account = await call(
-      "/api/admin/accounts",
-      { AdminSecret: adminSecret },
-      { email: "bench@example.com" },
-    );
-    const tokens = { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) };
-    const formId = String((await call("/api/restricted/form", tokens, formBody)).id);
-    await addSubmissions(store, formId, count);
-    return { directory, formId };
-  } finally {
-    await service.close();
-  }
-}
-
-/** Writes `count` submissions of the form (concurrent creates, batches of 500). */
-async function addSubmissions(store: Store, formId: string, count: number): Promise<void> {
-  const start = Date.now() - count;
-  for (let done = 0; done < count; done += 500) {
-    const batch = Array.from({ length: Math.min(500, count - done) }, (_, i) => done + i);
-    await Promise.all(
-      batch.map((n) =>
-        store.create("submissions", formId, {
-          id: v7({ msecs: start + n }),
-          form_id: formId,
-          stale_form_name: "Bench",
-          created_by_verified_email_address: "",
-          created_by_device: { client_ip_address: "", client_ip_country_code: "" },
-          form_fields: [{ unique_system_name: "name_1", submitted_value: `Person ${n}` }],
-          search_words: ["person", String(n)],
-          is_draft_submission: false,
-          created_date_utc: new Date(start + n).toISOString(),
-          modified_date_utc: "0001-01-01T00:00:00",
-        }),
-      ),
-    );
-  }
-  const counter = { id: formId, counts: { submissions: count } };
-  const stored = await store.get("form_counters", formId, formId);
-  if (stored) await store.replace("form_counters", formId, counter);
-  else await store.create("form_counters", formId, counter);
-}
-
-/** How many submissions the form's counter says it holds. */
-async function heldBy(directory: string, formId: string): Promise<number> {
-  const store = createLowdbStore({ directory });
-  try {
-    const stored = await store.get<{ id: string; counts: { submissions: number } }>(
-      "form_counters",
-      formId,
-      formId,
-    );
-    return stored?.record.counts.submissions ?? 0;
-  } finally {
-    await store.close();
-  }
-}
-
 /** Signs up an account and creates the bench form through a running server. */
 async function formOn(base: string): Promise<string> {
   const call = async (path: string, headers: Record<string, string>, body: unknown) => {

@@ -11,7 +11,8 @@ import { createFormService, type Store } from "../src/index.ts";
 
 /** The admin secret of the seeded data's servers. */
 export const adminSecret = "bench-admin-secret";
-const formBody = {
+/** The bench form: a text field and a file field of up to 200 MiB. */
+export const formBody = {
   form_configuration: { settings: { form_name: "Bench", form_type: "classicsingle" } },
   form_definition: {
     pages: [
@@ -97,4 +98,19 @@ async function addSubmissions(store: Store, formId: string, count: number): Prom
   if (stored) await store.replace("form_counters", formId, counter);
   else await store.create("form_counters", formId, counter);
   return start;
+}
+
+/** How many submissions the form's counter says it holds. */
+export async function heldBy(directory: string, formId: string): Promise<number> {
+  const store = createLowdbStore({ directory });
+  try {
+    const stored = await store.get<{ id: string; counts: { submissions: number } }>(
+      "form_counters",
+      formId,
+      formId,
+    );
+    return stored?.record.counts.submissions ?? 0;
+  } finally {
+    await store.close();
+  }
 }

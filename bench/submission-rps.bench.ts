@@ -12,7 +12,7 @@ import { readFile, rm } from "node:fs/promises";
 import autocannon from "autocannon";
 import { v7 } from "uuid";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
-import { adminSecret, seedForm as seed } from "./seeded-form.ts";
+import { adminSecret, heldBy, seedForm as seed } from "./seeded-form.ts";
 import { freePort, startServer, stopServer } from "./standalone-process.ts";
 
 const SIZES = [10_000, 100_000];
@@ -23,21 +23,6 @@ const ROUNDS = 3;
 // Small enough that compaction runs several times in each measured run, so its writes count.
 const JOURNAL_BYTES = 1024 * 1024;
 const submission = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
-
-/** How many submissions the form's counter says it holds. */
-async function heldBy(directory: string, formId: string): Promise<number> {
-  const store = createLowdbStore({ directory });
-  try {
-    const stored = await store.get<{ id: string; counts: { submissions: number } }>(
-      "form_counters",
-      formId,
-      formId,
-    );
-    return stored?.record.counts.submissions ?? 0;
-  } finally {
-    await store.close();
-  }
-}
 
 /** Bytes the process has passed to `write` and friends so far (files and sockets). */
 async function bytesWritten(pid: number): Promise<number> {

@@ -13,27 +13,12 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { uploadFile } from "./multipart-upload.ts";
 import { type MemoryTrace, sampleWhile } from "./resident-memory.ts";
+import { adminSecret, formBody } from "./seeded-form.ts";
 import { freePort, type StandaloneServer, startServer, stopServer } from "./standalone-process.ts";
 
 const megabyte = 1024 * 1024;
 const largeUpload = 100 * megabyte;
 const targetRiseMiB = 32;
-const adminSecret = "bench-admin-secret";
-
-const formBody = {
-  form_configuration: { settings: { form_name: "Bench", form_type: "classicsingle" } },
-  form_definition: {
-    pages: [
-      {
-        fields: [
-          { unique_system_name: "name_1", type: "text", label: "Name" },
-          { unique_system_name: "cv_2", type: "file", label: "CV", max_file_size: 200 * megabyte },
-        ],
-      },
-    ],
-  },
-};
-
 async function postJson(url: string, headers: Record<string, string>, body: unknown) {
   const response = await fetch(url, {
     method: "POST",

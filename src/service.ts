@@ -169,7 +169,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     now: options.now ?? (() => new Date()),
     countryOf: options.countryOf ?? (() => ""),
     partners: resolvePartnerSettings(options.partners),
-    limits: { ...defaultLimits, ...options.limits },
+    limits: checkedLimits({ ...defaultLimits, ...options.limits }),
     allowPrivateWebhookDestinations,
     nudgeWebhooks: () => worker?.nudge(),
     formSnapshots: createFormSnapshots(),
@@ -276,6 +276,20 @@ function clientAddressOf(
   const address = forwarded || connection?.clientAddress || "";
   // IPv4 peers of a dual-stack socket show up as ::ffff:a.b.c.d.
   return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+}
+
+/**
+ * @throws {TypeError} when `uploadBytes` exceeds `unclaimedUploadBytes`: an upload holds its
+ *   largest size against the form's unclaimed bytes while it streams, so such an upload could
+ *   never be accepted.
+ */
+function checkedLimits(limits: Limits): Limits {
+  if (limits.uploadBytes > limits.unclaimedUploadBytes) {
+    throw new TypeError(
+      `limits.uploadBytes (${limits.uploadBytes}) exceeds limits.unclaimedUploadBytes (${limits.unclaimedUploadBytes}): no upload that large could be accepted`,
+    );
+  }
+  return limits;
 }
 
 /**

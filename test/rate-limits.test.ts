@@ -149,6 +149,14 @@ describe("rate limits (design.md §8, §10)", () => {
       );
   });
 
+  it("refuses an upload limit no form's unclaimed-upload cap could hold", () => {
+    const limits = { uploadBytes: 2000, unclaimedUploadBytes: 1000 };
+    assert.throws(
+      () => createFormService({ store: createMemoryStore(), limits }),
+      /limits.uploadBytes \(2000\) exceeds limits.unclaimedUploadBytes \(1000\)/,
+    );
+  });
+
   it("refuses a limit that is not a whole number", () => {
     assert.throws(
       () => createFormService({ store: createMemoryStore(), rateLimits: { publicPerMinute: -1 } }),

@@ -63,10 +63,22 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
       `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     );
   }
+  const maxUnclaimedUploadBytes = wholeNumber(
+    env,
+    "MAX_UNCLAIMED_UPLOAD_BYTES",
+    Math.max(100 * 1024 * 1024, maxUploadBytes),
+    1,
+  );
+  // An upload holds its largest size against the form's unclaimed bytes while it streams.
+  if (maxUploadBytes > maxUnclaimedUploadBytes) {
+    throw new Error(
+      `MAX_UPLOAD_BYTES (${maxUploadBytes}) must not exceed MAX_UNCLAIMED_UPLOAD_BYTES (${maxUnclaimedUploadBytes})`,
+    );
+  }
   return {
     headersTimeoutMs,
     requestTimeoutMs,
-    maxUnclaimedUploadBytes: wholeNumber(env, "MAX_UNCLAIMED_UPLOAD_BYTES", 100 * 1024 * 1024, 1),
+    maxUnclaimedUploadBytes,
     dataDir: resolve(env.DATA_DIR || "./data"),
     maxUploadBytes,
     allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",

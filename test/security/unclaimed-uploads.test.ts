@@ -124,7 +124,10 @@ describe("the cap on unclaimed upload bytes per form", () => {
       }
       return store.create(collection, partition, record);
     };
-    const env = await withFiles({ store: failing, limits: { unclaimedUploadBytes: 1000 } });
+    const env = await withFiles({
+      store: failing,
+      limits: { unclaimedUploadBytes: 1000, uploadBytes: 500 },
+    });
     const file = (await upload(env, { bytes: "x".repeat(300) })).body.id;
     failNextSubmission = true;
     const lost = await submit(env, { name_1: "Ada", cv_9: file });

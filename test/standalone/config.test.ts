@@ -26,6 +26,7 @@ describe("standalone server configuration", () => {
       HEADERS_TIMEOUT_MS: "1000",
       REQUEST_TIMEOUT_MS: "5000",
       MAX_UNCLAIMED_UPLOAD_BYTES: "2048",
+      MAX_UPLOAD_BYTES: "1024",
     });
     assert.equal(config.headersTimeoutMs, 1000);
     assert.equal(config.requestTimeoutMs, 5000);
@@ -33,6 +34,16 @@ describe("standalone server configuration", () => {
     assert.throws(() => readConfig({ REQUEST_TIMEOUT_MS: "0" }), /REQUEST_TIMEOUT_MS/);
     assert.throws(() => readConfig({ HEADERS_TIMEOUT_MS: "200000" }), /must not exceed/);
     assert.throws(() => readConfig({ MAX_UNCLAIMED_UPLOAD_BYTES: "-1" }), /MAX_UNCLAIMED/);
+  });
+
+  it("keeps the unclaimed-upload cap at least the largest upload", () => {
+    assert.equal(readConfig({}).maxUnclaimedUploadBytes, 100 * 1024 * 1024);
+    const big = readConfig({ MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) });
+    assert.equal(big.maxUnclaimedUploadBytes, 200 * 1024 * 1024);
+    assert.throws(
+      () => readConfig({ MAX_UPLOAD_BYTES: "2000", MAX_UNCLAIMED_UPLOAD_BYTES: "1000" }),
+      /MAX_UPLOAD_BYTES \(2000\) must not exceed MAX_UNCLAIMED_UPLOAD_BYTES \(1000\)/,
+    );
   });
 
   it("reads the rate limits, 0 turning one off", () => {

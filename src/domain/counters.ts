@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Context } from "../context.ts";
-import { StoreConflictError } from "../ports/store.ts";
+import { StoreConflictError, type Stored } from "../ports/store.ts";
 
 /** Where a counter record lives. */
 export interface CounterKey {
@@ -72,17 +72,9 @@ async function changeCount(
       const current = stored?.record.counts[name] ?? 0;
       const delta = decide(current);
       if (delta === null) return null;
-      const record: CounterRecord = {
-        id: key.id,
-        counts: { ...stored?.record.counts, [name]: Math.max(0, current + delta) },
-      };
-      if (stored) {
-        const saved = await ctx.store.replace(key.collection, key.partition, record, {
-          ifMatch: stored.etag,
-        });
-        if (!saved) throw new StoreConflictError("etag", "counter deleted meanwhile");
-      } else {
-        await ctx.store.create(key.collection, key.partition, record);
+      const counts = { ...stored?.record.counts, [name]: Math.max(0, current + delta) };
+      if (!(await writeCounter(ctx, key, stored, counts))) {
+        throw new StoreConflictError("etag", "counter changed meanwhile");
       }
       return delta;
     } catch (error) {
@@ -90,6 +82,31 @@ async function changeCount(
       // A little jitter keeps a crowd of writers from colliding in lock step.
       await sleep(Math.random() * Math.min(attempt, 20));
     }
+  }
+}
+
+/**
+ * Writes a counter's `counts` conditionally on the counter as it was read: a replace on its
+ * etag, or a create when there was none (`stored` is `null`).
+ * @returns `false` when another write got there first (nothing is written then).
+ */
+export async function writeCounter(
+  ctx: Context,
+  key: CounterKey,
+  stored: Stored<CounterRecord> | null,
+  counts: Record<string, number>,
+): Promise<boolean> {
+  const record: CounterRecord = { id: key.id, counts };
+  try {
+    if (!stored) {
+      await ctx.store.create(key.collection, key.partition, record);
+      return true;
+    }
+    const options = { ifMatch: stored.etag };
+    return (await ctx.store.replace(key.collection, key.partition, record, options)) !== null;
+  } catch (error) {
+    if (error instanceof StoreConflictError) return false;
+    throw error;
   }
 }
 

@@ -4,7 +4,7 @@ import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
 import { NotFoundError, ServiceError, ValidationError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { StoreConflictError } from "../ports/store.ts";
+import { StoreConflictError, type Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
 import {
   claimAttachments,
@@ -12,7 +12,7 @@ import {
   fileIdsOf,
   releaseAttachments,
 } from "./attachment-claims.ts";
-import { adjustCount, type CounterRecord } from "./counters.ts";
+import { adjustCount, type CounterRecord, writeCounter } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
 import {
@@ -171,28 +171,13 @@ async function checkPost(
 async function takeSlot(
   ctx: Context,
   formId: string,
-  counter: { record: CounterRecord; etag: string } | null,
+  counter: Stored<CounterRecord> | null,
   limit: number,
 ): Promise<"taken" | "full" | "conflict"> {
   const next = (counter?.record.counts.submissions ?? 0) + 1;
   if (next > limit) return "full";
-  const record: CounterRecord = {
-    id: formId,
-    counts: { ...counter?.record.counts, submissions: next },
-  };
-  const key = formCounter(formId);
-  try {
-    if (!counter) await ctx.store.create(key.collection, key.partition, record);
-    else if (
-      !(await ctx.store.replace(key.collection, key.partition, record, { ifMatch: counter.etag }))
-    ) {
-      return "conflict";
-    }
-    return "taken";
-  } catch (error) {
-    if (error instanceof StoreConflictError) return "conflict";
-    throw error;
-  }
+  const counts = { ...counter?.record.counts, submissions: next };
+  return (await writeCounter(ctx, formCounter(formId), counter, counts)) ? "taken" : "conflict";
 }
 
 /**

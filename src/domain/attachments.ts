@@ -10,7 +10,7 @@ import type { FormAccess } from "./form-access.ts";
 import { fieldsOf } from "./form-definition.ts";
 import type { FormRecord } from "./form-record.ts";
 import { blobsOf } from "./signed-links.ts";
-import { reserveFileStorage } from "./storage-quota.ts";
+import { reserveFileStorage, storageQuotaOf } from "./storage-quota.ts";
 import type { AttachmentRecord } from "./submission-record.ts";
 import { reserveUnclaimedBytes, type UnclaimedReservation } from "./unclaimed-uploads.ts";
 
@@ -91,11 +91,12 @@ async function putWithinBounds(
   file: IncomingFile,
   limit: number,
 ): Promise<{ size: number; giveBack(): Promise<void> }> {
+  const quota = await storageQuotaOf(ctx, form.owner_user_id);
   // The quota first: when both bounds bite, the owner's quota is the one to name.
-  const storage = await reserveFileStorage(ctx, form.owner_user_id, limit);
+  const storage = await reserveFileStorage(ctx, form.owner_user_id, quota, limit);
   let unclaimed: UnclaimedReservation;
   try {
-    unclaimed = await reserveUnclaimedBytes(ctx, form.id, form.owner_user_id, limit);
+    unclaimed = await reserveUnclaimedBytes(ctx, form.id, quota, limit);
   } catch (error) {
     await storage.giveBack();
     throw error;

@@ -1,7 +1,7 @@
 import { type Context, collections } from "../context.ts";
 import { byteLimit } from "../http/multipart.ts";
 import { queryAll } from "../ports/query-all.ts";
-import { adjustCount, readCount } from "./counters.ts";
+import { adjustCount, takeUpTo } from "./counters.ts";
 import { customerOf, partnerIdOf } from "./customers.ts";
 import type { FormRecord, FormUserRecord } from "./form-record.ts";
 import { giveBackQuota, quotaCounter, quotaExceeded } from "./quotas.ts";
@@ -30,32 +30,28 @@ export interface StorageReservation {
   giveBack(): Promise<void>;
 }
 
-const attempts = 20;
+/** The owner's file storage quota in bytes; infinite for accounts without quotas. */
+export async function storageQuotaOf(ctx: Context, ownerUserId: string): Promise<number> {
+  const customer = partnerIdOf(ownerUserId) ? await customerOf(ctx, ownerUserId) : null;
+  return customer ? Number(customer.quota_custom_total_file_storage) : Number.POSITIVE_INFINITY;
+}
 
 /**
- * Reserves up to `most` bytes of the form owner's storage quota for one upload: `most`, or
- * what is left when less is.
+ * Reserves up to `most` bytes of the form owner's storage quota (`quota`, from
+ * {@link storageQuotaOf}) for one upload: `most`, or what is left when less is.
  * @throws {ServiceError} `quota_exceeded` when nothing is left.
  */
 export async function reserveFileStorage(
   ctx: Context,
   ownerUserId: string,
+  quota: number,
   most: number,
 ): Promise<StorageReservation> {
-  const customer = partnerIdOf(ownerUserId) ? await customerOf(ctx, ownerUserId) : null;
-  if (!customer) return reservationOf(ctx, ownerUserId, Number.POSITIVE_INFINITY, 0);
-  const quota = Number(customer.quota_custom_total_file_storage);
+  if (!Number.isFinite(quota)) return reservationOf(ctx, ownerUserId, quota, 0);
   const key = quotaCounter(ownerUserId, "total_file_storage");
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    const left = quota - (await readCount(ctx, key, "used"));
-    if (left <= 0) break;
-    const wanted = Math.min(most, left);
-    // Another upload may take some of what is left meanwhile: then read again.
-    if (await adjustCount(ctx, key, "used", wanted, quota)) {
-      return reservationOf(ctx, ownerUserId, quota, wanted);
-    }
-  }
-  throw quotaExceeded("total_file_storage", quota);
+  const taken = await takeUpTo(ctx, key, "used", most, quota);
+  if (taken <= 0) throw quotaExceeded("total_file_storage", quota);
+  return reservationOf(ctx, ownerUserId, quota, taken);
 }
 
 /** Gives back the storage of a form's deleted attachments to the form's owner. */

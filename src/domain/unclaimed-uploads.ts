@@ -2,7 +2,6 @@ import { type Context, collections } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 import { byteLimit } from "../http/multipart.ts";
 import { adjustCount, type CounterKey, takeUpTo } from "./counters.ts";
-import { customerOf, partnerIdOf } from "./customers.ts";
 
 /**
  * The cap on a form's unclaimed uploads: the bytes of files uploaded (S3) that no
@@ -35,26 +34,24 @@ function unclaimedCounter(formId: string): CounterKey {
  * an owner with a storage quota (partner customers) at most `limits.unclaimedUploadQuotaShare`
  * of that quota, so that the rest of it stays for files that submissions hold.
  */
-export async function unclaimedCapOf(ctx: Context, ownerUserId: string): Promise<number> {
+function unclaimedCapOf(ctx: Context, storageQuota: number): number {
   const fixed = ctx.limits.unclaimedUploadBytes;
-  const customer = partnerIdOf(ownerUserId) ? await customerOf(ctx, ownerUserId) : null;
-  if (!customer) return fixed;
-  const quota = Number(customer.quota_custom_total_file_storage);
-  return Math.min(fixed, Math.floor(quota * ctx.limits.unclaimedUploadQuotaShare));
+  if (!Number.isFinite(storageQuota)) return fixed;
+  return Math.min(fixed, Math.floor(storageQuota * ctx.limits.unclaimedUploadQuotaShare));
 }
 
 /**
  * Reserves up to `most` bytes of the form's unclaimed-upload cap for one upload: `most`, or
- * what is left when less is.
+ * what is left when less is. `storageQuota` is the owner's (`storageQuotaOf`).
  * @throws {ServiceError} 413 `payload_too_large` when nothing is left.
  */
 export async function reserveUnclaimedBytes(
   ctx: Context,
   formId: string,
-  ownerUserId: string,
+  storageQuota: number,
   most: number,
 ): Promise<UnclaimedReservation> {
-  const cap = await unclaimedCapOf(ctx, ownerUserId);
+  const cap = unclaimedCapOf(ctx, storageQuota);
   const taken = await takeUpTo(ctx, unclaimedCounter(formId), countName, most, cap);
   if (taken <= 0) throw capReached(cap);
   return reservationOf(ctx, formId, cap, taken);

@@ -18,6 +18,17 @@ export async function saveForm(
   access: FormAccess,
   change: (form: FormRecord) => void,
 ): Promise<FormRecord> {
+  const saved = await writeForm(ctx, access, change);
+  // Outside the retries: a contended version count must not make the edit apply twice.
+  await formChanged(ctx, saved.id);
+  return saved;
+}
+
+async function writeForm(
+  ctx: Context,
+  access: FormAccess,
+  change: (form: FormRecord) => void,
+): Promise<FormRecord> {
   let { form, etag } = access;
   for (let attempt = 1; ; attempt++) {
     const next = structuredClone(form);
@@ -26,7 +37,6 @@ export async function saveForm(
     try {
       const saved = await ctx.store.replace(collections.forms, next.id, next, { ifMatch: etag });
       if (!saved) throw formNotFound();
-      await formChanged(ctx, next.id);
       return saved.record;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;

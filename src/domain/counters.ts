@@ -109,9 +109,3 @@ export async function writeCounter(
     throw error;
   }
 }
-
-/** Reads one count; 0 when the counter has never been written. */
-export async function readCount(ctx: Context, key: CounterKey, name: string): Promise<number> {
-  const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
-  return stored?.record.counts[name] ?? 0;
-}

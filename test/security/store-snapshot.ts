@@ -84,7 +84,7 @@ interface StoredRecord {
 }
 
 /**
- * A counter reads 0 when it was never written (`readCount`), so a count taken and given
+ * A count reads 0 when its counter was never written, so a count taken and given
  * back (a refused S2 reserves its slot first) changes nothing: zero counts are left out.
  */
 function withoutZeroCounts(record: StoredRecord): StoredRecord[] {

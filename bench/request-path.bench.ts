@@ -11,7 +11,7 @@
 import { rm } from "node:fs/promises";
 import autocannon from "autocannon";
 import { v7 } from "uuid";
-import { adminSecret, formBody, heldBy, seedForm as seed } from "./seeded-form.ts";
+import { adminSecret, createBenchForm, heldBy, seedForm as seed } from "./seeded-form.ts";
 import { freePort, startServer, stopServer } from "./standalone-process.ts";
 
 const SIZES = [1_000, 100_000];
@@ -22,27 +22,6 @@ const ROUNDS = 3;
 /** Issue 12's goals, as a share of the bare handler's requests per second. */
 const goals = { memory: 0.6, lowdb: 0.5 };
 const submission = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
-/** Signs up an account and creates the bench form through a running server. */
-async function formOn(base: string): Promise<string> {
-  const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const answer = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
-  const account = await call(
-    "/api/admin/accounts",
-    { AdminSecret: adminSecret },
-    { email: "bench@example.com" },
-  );
-  const tokens = { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) };
-  return String((await call("/api/restricted/form", tokens, formBody)).id);
-}
-
 /**
  * Starts a server process, warms it up, loads it for {@link SECONDS} and stops it. Without
  * `formId`, the form is created through the server first (the memory store starts empty).
@@ -54,7 +33,7 @@ async function measure(env: Record<string, string>, formId?: string) {
   );
   try {
     const options = {
-      url: `${server.base}/api/form/${formId ?? (await formOn(server.base))}/submission`,
+      url: `${server.base}/api/form/${formId ?? (await createBenchForm(server.base))}/submission`,
       method: "POST" as const,
       headers: { "content-type": "application/json" },
       body: JSON.stringify(submission),

@@ -114,3 +114,27 @@ export async function heldBy(directory: string, formId: string): Promise<number>
     await store.close();
   }
 }
+
+/**
+ * Signs up the bench account and creates the bench form through a running server (whose
+ * admin secret is {@link adminSecret}). @returns the form id
+ */
+export async function createBenchForm(base: string): Promise<string> {
+  const post = async (path: string, headers: Record<string, string>, body: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const account = await post(
+    "/api/admin/accounts",
+    { AdminSecret: adminSecret },
+    { email: "bench@example.com" },
+  );
+  const tokens = { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) };
+  return String((await post("/api/restricted/form", tokens, formBody)).id);
+}

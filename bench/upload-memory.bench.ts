@@ -13,39 +13,12 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { uploadFile } from "./multipart-upload.ts";
 import { type MemoryTrace, sampleWhile } from "./resident-memory.ts";
-import { adminSecret, formBody } from "./seeded-form.ts";
+import { adminSecret, createBenchForm } from "./seeded-form.ts";
 import { freePort, type StandaloneServer, startServer, stopServer } from "./standalone-process.ts";
 
 const megabyte = 1024 * 1024;
 const largeUpload = 100 * megabyte;
 const targetRiseMiB = 32;
-async function postJson(url: string, headers: Record<string, string>, body: unknown) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { ...headers, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as Record<string, unknown>;
-  if (!response.ok)
-    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-/** Creates an account and a form with a file field `cv_2`. @returns the form id */
-async function createForm(base: string): Promise<string> {
-  const account = await postJson(
-    `${base}/api/admin/accounts`,
-    { AdminSecret: adminSecret },
-    { email: "bench@example.com" },
-  );
-  const form = await postJson(
-    `${base}/api/restricted/form`,
-    { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) },
-    formBody,
-  );
-  return String(form.id);
-}
-
 /** The size of a stored attachment's bytes: the fs blob file less its info line. */
 async function storedSize(dataDir: string, formId: string, attachmentId: string) {
   const file = await open(join(dataDir, "files", formId, attachmentId), "r");
@@ -96,7 +69,7 @@ const server = await startServer({
   MAX_UPLOAD_BYTES: String(200 * megabyte),
 });
 try {
-  const formId = await createForm(server.base);
+  const formId = await createBenchForm(server.base);
   // Unmeasured: loads what the first upload loads (the country database, lazy code paths).
   await upload(server, dataDir, formId, megabyte);
   await sleep(500);

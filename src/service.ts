@@ -224,18 +224,23 @@ export function createFormService(options: FormServiceOptions): FormService {
   const serve = async (request: Request, connection: ConnectionInfo | undefined) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
-    let route = downloadRoute;
     // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
-    let response = await serveDownload(ctx, request, log, requestId);
+    const download = await serveDownload(ctx, request, log, requestId);
+    const routed = request as RouteRequest;
+    let response = download;
     if (!response) {
-      const routed = request as RouteRequest;
       routed.clientAddress = clientAddressOf(request, connection, trustProxy);
       routed.requestId = requestId;
       response = (await router.fetch(routed, ctx)) as Response;
-      route = routePatternOf(router.routes, routed) ?? unknownRoute;
     }
-    const ms = Math.round((performance.now() - started) * 100) / 100;
-    log.answered({ requestId, method: request.method, route, status: response.status, ms });
+    if (log.logsRequests) {
+      // Looked up only for a log line: it reads the route table.
+      const route = download
+        ? downloadRoute
+        : (routePatternOf(router.routes, routed) ?? unknownRoute);
+      const ms = Math.round((performance.now() - started) * 100) / 100;
+      log.answered({ requestId, method: request.method, route, status: response.status, ms });
+    }
     return withRequestId(response, requestId);
   };
   return {

@@ -25,6 +25,8 @@ export interface RequestLine {
 
 /** Where the service reports what happens. */
 export interface RequestLog {
+  /** Whether `answered` writes anything: without a logger it does not. */
+  readonly logsRequests: boolean;
   /** One request answered: `info`. */
   answered(line: RequestLine): void;
   /** The client cut the request body short: `debug`, no stack (a client event). */
@@ -43,6 +45,7 @@ export function createRequestLog(
   onError: ((error: unknown) => void) | undefined,
 ): RequestLog {
   return {
+    logsRequests: logger !== undefined,
     answered(line) {
       logger?.info({ ...line }, "request");
     },

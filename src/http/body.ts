@@ -41,7 +41,12 @@ async function readText(request: Request, limit: number): Promise<string> {
   // A declared length within the limit bounds the body (the HTTP parser stops at it), so
   // the whole body may be read at once. Hosts such as `@hono/node-server` then read it
   // straight from the socket, without building a web stream for it.
-  if (length !== null && /^\d+$/.test(length)) return decode(await readDeclared(request));
+  if (length !== null && /^\d+$/.test(length)) {
+    const whole = await readDeclared(request);
+    // A request built in process is not held to its header by any parser.
+    if (whole.byteLength > limit) throw tooLarge(limit);
+    return decode(whole);
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -32,17 +32,7 @@ export async function listSubmissions(
   options: SubmissionListOptions,
 ) {
   const formId = access.form.id;
-  const where: Condition[] = options.search.map((word) => ({
-    field: "search_words",
-    op: "contains",
-    value: word,
-  }));
-  if (options.dateFrom !== undefined) {
-    where.push({ field: "created_date_utc", op: "gte", value: isoOf(options.dateFrom) });
-  }
-  if (options.dateTo !== undefined) {
-    where.push({ field: "created_date_utc", op: "lte", value: isoOf(options.dateTo) });
-  }
+  const where = filterConditions(options);
   const page = await ctx.store.query<SubmissionRecord>(collections.submissions, formId, {
     where,
     orderBy: { field: "created_date_utc" },
@@ -62,6 +52,24 @@ export async function listSubmissions(
     container_sas_uri: ctx.blobs ? await containerQuery(ctx, formId) : "",
     continuation_token: page.continuation,
   };
+}
+
+/** S5's filters as store conditions: every search word, and the date window. */
+export function filterConditions(
+  options: Pick<SubmissionListOptions, "dateFrom" | "dateTo" | "search">,
+): Condition[] {
+  const where: Condition[] = options.search.map((word) => ({
+    field: "search_words",
+    op: "contains",
+    value: word,
+  }));
+  if (options.dateFrom !== undefined) {
+    where.push({ field: "created_date_utc", op: "gte", value: isoOf(options.dateFrom) });
+  }
+  if (options.dateTo !== undefined) {
+    where.push({ field: "created_date_utc", op: "lte", value: isoOf(options.dateTo) });
+  }
+  return where;
 }
 
 function isoOf(milliseconds: number): string {

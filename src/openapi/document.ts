@@ -70,7 +70,12 @@ function operationObject(
   const content =
     response.schema === "html"
       ? { "text/html": { schema: { type: "string" } } }
-      : { "application/json": response.schema ? { schema: ref(response.schema) } : {} };
+      : response.schema === "export"
+        ? {
+            "text/csv": { schema: { type: "string" } },
+            "application/x-ndjson": { schema: { type: "string" } },
+          }
+        : { "application/json": response.schema ? { schema: ref(response.schema) } : {} };
   return {
     operationId: operation.operationId,
     summary:

@@ -41,8 +41,11 @@ export interface Operation {
   /** The answer on success. */
   response: {
     description: string;
-    /** Its JSON schema; `html` for a page; absent when only described. */
-    schema?: NamedSchema | "html";
+    /**
+     * Its JSON schema; `html` for a page; `export` for the CSV or NDJSON download of
+     * submissions; absent when only described.
+     */
+    schema?: NamedSchema | "html" | "export";
   };
 }
 

@@ -1,5 +1,10 @@
 import { deliveriesQuery } from "../routes/webhooks.ts";
-import { listQuery, submissionBody, submissionUpdateBody } from "../schemas/submissions.ts";
+import {
+  exportQuery,
+  listQuery,
+  submissionBody,
+  submissionUpdateBody,
+} from "../schemas/submissions.ts";
 import { webhookBody } from "../schemas/webhooks.ts";
 import type { Operation } from "./operation.ts";
 import { actionResult, confirmation, submissionPosted } from "./responses.ts";
@@ -83,6 +88,25 @@ export const submissionOperations: Operation[] = [
       description:
         "`results`, `attachments`, `granted_form_roles`, `container_sas_uri` and `continuation_token` (extension).",
     },
+  },
+  {
+    method: "get",
+    path: "/api/restricted/form/:formId/submissions/export",
+    operationId: "exportSubmissions",
+    ref: "extension",
+    summary: "Export a form's submissions as CSV or NDJSON, oldest first",
+    description:
+      "Takes S5's filters and role (`has_reporting_full`) and streams every submission they keep. One column (CSV) or key (NDJSON) per field of the definition, in definition order, after `id`, `created_date_utc` and `is_draft_submission`; file fields hold signed read links separated by spaces. CSV has a header row of field labels, CRLF line ends and a byte order mark; a cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so that spreadsheets show it as text. `date_from` and `date_to` are accepted as aliases.",
+    tag: "Submissions",
+    auth: "account",
+    query: exportQuery,
+    queryDescriptions: {
+      format: "`csv` (the default) or `ndjson`.",
+      dateFrom: "UNIX time in milliseconds, inclusive.",
+      dateTo: "UNIX time in milliseconds, inclusive.",
+      search: "Keeps submissions whose search words hold every word given.",
+    },
+    response: { description: "The submissions, as a download.", schema: "export" },
   },
   {
     method: "post",

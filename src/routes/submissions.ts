@@ -1,7 +1,9 @@
+import { create as contentDisposition } from "content-disposition";
 import type { Context } from "../context.ts";
 import { deviceOf } from "../device.ts";
 import { storeAttachment } from "../domain/attachments.ts";
 import { accessForm, accessFormToSubmit, requireRole } from "../domain/form-access.ts";
+import { exportSubmissions } from "../domain/submission-export.ts";
 import { listSubmissions } from "../domain/submission-listing.ts";
 import { getAttachmentLink, getSubmission } from "../domain/submission-reading.ts";
 import { createSubmission, deleteSubmission, updateSubmission } from "../domain/submissions.ts";
@@ -17,7 +19,17 @@ import {
   type ServiceRouter,
   urlOf,
 } from "../http/route-request.ts";
-import { parseListQuery, submissionBody, submissionUpdateBody } from "../schemas/submissions.ts";
+import {
+  parseExportQuery,
+  parseListQuery,
+  submissionBody,
+  submissionUpdateBody,
+} from "../schemas/submissions.ts";
+
+const downloadTypes = {
+  csv: "text/csv; charset=utf-8",
+  ndjson: "application/x-ndjson; charset=utf-8",
+} as const;
 
 /** What a multipart body may add around its file: headers and boundaries. */
 const multipartOverhead = 64 * 1024;
@@ -69,6 +81,20 @@ export function submissionRoutes(router: ServiceRouter): void {
     .get(`${restricted}/submissions`, async (request, ctx) => {
       const options = parseListQuery(urlOf(request).searchParams);
       return listSubmissions(ctx, await reportingAccess(request, ctx), options);
+    })
+    .get(`${restricted}/submissions/export`, async (request, ctx) => {
+      const options = parseExportQuery(urlOf(request).searchParams);
+      const access = await reportingAccess(request, ctx);
+      const body = exportSubmissions(ctx, access, options);
+      const name = `${access.form.form_configuration.settings.form_name || "submissions"}.${options.format}`;
+      return new Response(body, {
+        headers: {
+          "content-type": downloadTypes[options.format],
+          "content-disposition": contentDisposition(name),
+          "cache-control": "no-store",
+          "x-content-type-options": "nosniff",
+        },
+      });
     });
 }
 

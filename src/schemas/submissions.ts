@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { wordsOf } from "../domain/search-words.ts";
+import type { SubmissionExportOptions } from "../domain/submission-export.ts";
 import type { SubmissionListOptions } from "../domain/submission-listing.ts";
 import { parseWith } from "../http/parse.ts";
 
@@ -30,12 +31,31 @@ const milliseconds = v.pipe(
   v.maxValue(8.64e15, "is past the last representable date"),
 );
 
+/** S5's filters, which the export takes too. */
+const filters = {
+  dateFrom: v.optional(milliseconds),
+  dateTo: v.optional(milliseconds),
+  search: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+};
+
+/** A window whose start is after its end names nothing: refused rather than answered empty. */
+function windowInOrder<T extends { dateFrom?: number; dateTo?: number }>() {
+  return v.forward<T, v.CheckIssue<T>, ["dateFrom"]>(
+    v.check<T, string>(
+      (q) => q.dateFrom === undefined || q.dateTo === undefined || q.dateFrom <= q.dateTo,
+      "must not be after dateTo",
+    ),
+    // valibot cannot check a path against a generic input; T's constraint has `dateFrom`.
+    ["dateFrom"] as never,
+  );
+}
+
 /** Query of S5, under the names of the interface (see {@link parseListQuery} for aliases). */
 export const listQuery = v.pipe(
   v.object({
     includeFormDefinition: v.optional(v.picklist(["0", "1"], "must be 0 or 1")),
-    dateFrom: v.optional(milliseconds),
-    dateTo: v.optional(milliseconds),
+    dateFrom: filters.dateFrom,
+    dateTo: filters.dateTo,
     batchSize: v.optional(
       v.pipe(
         v.string(),
@@ -46,15 +66,18 @@ export const listQuery = v.pipe(
       ),
     ),
     continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
-    search: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+    search: filters.search,
   }),
-  v.forward(
-    v.check(
-      (q) => q.dateFrom === undefined || q.dateTo === undefined || q.dateFrom <= q.dateTo,
-      "must not be after dateTo",
-    ),
-    ["dateFrom"],
-  ),
+  windowInOrder(),
+);
+
+/** Query of the export (extension): S5's filters and a format, CSV unless asked otherwise. */
+export const exportQuery = v.pipe(
+  v.object({
+    format: v.optional(v.picklist(["csv", "ndjson"], "must be csv or ndjson"), "csv"),
+    ...filters,
+  }),
+  windowInOrder(),
 );
 
 /** Query names of S5 and the snake_case aliases accepted for them (design.md §9). */
@@ -81,6 +104,22 @@ export function parseListQuery(params: URLSearchParams): SubmissionListOptions {
     dateTo: query.dateTo,
     batchSize: query.batchSize ?? batchSizes.default,
     continuationToken: query.continuationToken,
+    search: wordsOf(query.search ?? ""),
+  };
+}
+
+/** Reads the export's query string (S5's aliases apply). @throws {ValidationError} as S5. */
+export function parseExportQuery(params: URLSearchParams): SubmissionExportOptions {
+  const raw: Record<string, string> = {};
+  for (const name of ["format", "dateFrom", "dateTo", "search"]) {
+    const value = params.get(name) ?? params.get(aliases[name] ?? name);
+    if (value !== null) raw[name] = value;
+  }
+  const query = parseWith(exportQuery, raw, "The query parameters are not valid");
+  return {
+    format: query.format,
+    dateFrom: query.dateFrom,
+    dateTo: query.dateTo,
     search: wordsOf(query.search ?? ""),
   };
 }

@@ -90,6 +90,12 @@ export const recordCases: RouteCase[] = [
     request: (fx) => ({ path: `${form(fx)}/submissions?includeFormDefinition=1` }),
   },
   {
+    route: "GET /api/restricted/form/:formId/submissions/export",
+    name: "submission export",
+    access: reporter,
+    request: (fx) => ({ path: `${form(fx)}/submissions/export?format=ndjson` }),
+  },
+  {
     route: "POST /api/restricted/form/:formId/submission/:submissionId",
     name: "S6 update",
     access: reporter,

@@ -118,6 +118,20 @@ export class PartitionView {
     return readSnapshot(join(this.#folder, file), manifest.rangeOf(index));
   }
 
+  /**
+   * Loads the segment at `index` from a snapshot of its file in the older single-JSON
+   * format and rewrites the file in the line format (temp file and rename; the records are
+   * those of the file, so nothing changes but the layout). A failed rewrite leaves the old
+   * file, which reads as before.
+   */
+  async upgrade(manifest: Manifest, index: number, snapshot: SegmentSnapshot): Promise<Segment> {
+    const file = (manifest.entries[index] as ManifestEntry).file;
+    const segment = Segment.fromFile(join(this.#folder, file), snapshot, this.#orderFields);
+    this.remember(segment);
+    await segment.write().catch(() => undefined);
+    return segment;
+  }
+
   /** Creates a segment split off another, without a file yet, indexing the order fields. */
   createSegment(file: string, records: Map<string, Entry>): Segment {
     return Segment.create(join(this.#folder, file), records, this.#orderFields);

@@ -57,6 +57,12 @@ export async function readPage<T extends StoreRecord>(
       continue;
     }
     const snapshot = await view.snapshotAt(manifest, span.index);
+    if (snapshot.legacy) {
+      const segment = await view.upgrade(manifest, span.index, snapshot);
+      for (const entry of segment.records.values()) found.push(entry.record as T);
+      found = evaluateQuery(found, probe).items;
+      continue;
+    }
     const candidates = snapshot.candidates(
       field,
       (value) => compareEdges(value, low) >= 0 && compareEdges(value, high) <= 0,

@@ -68,7 +68,15 @@ export class Segment {
     range: IdRange,
     orderFields: readonly string[],
   ): Promise<Segment> {
-    const snapshot = await readSnapshot(path, range);
+    return Segment.fromFile(path, await readSnapshot(path, range), orderFields);
+  }
+
+  /** The segment a snapshot of its file holds (clean: the file holds the same). */
+  static fromFile(
+    path: string,
+    snapshot: SegmentSnapshot,
+    orderFields: readonly string[],
+  ): Segment {
     return new Segment(path, orderFields, snapshot.entries());
   }
 

@@ -65,6 +65,8 @@ export class SegmentSnapshot {
   // Start offsets of the record lines, and one past the end of the last.
   readonly #starts: number[] = [];
   readonly #eager: Map<string, Entry> | undefined;
+  /** Whether the file is in the older single-JSON format (rewrite it in the line format). */
+  readonly legacy: boolean = false;
 
   /**
    * @param text the file's content, `null` for a missing file (an empty segment)
@@ -81,6 +83,7 @@ export class SegmentSnapshot {
     const end = text.indexOf("\n");
     if (!text.startsWith(`{"format":"${FORMAT}"`) || end < 0) {
       this.#eager = entriesOf(parse(text, path), path, range);
+      this.legacy = true;
       return;
     }
     const header = parse(text.slice(0, end), path) as Partial<Header> | null;

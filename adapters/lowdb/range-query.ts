@@ -2,7 +2,7 @@ import { compareValues, decodeCursor, evaluateQuery } from "../../src/ports/eval
 import type { Page, Query, StoreRecord } from "../../src/ports/store.ts";
 import type { Manifest } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
-import type { SegmentSnapshot } from "./snapshot-format.ts";
+import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";
 
 // Stand-ins for "below everything" and "above everything" where a bound is unknown.
 const LOWEST = Symbol("lowest");
@@ -52,15 +52,15 @@ export async function readPage<T extends StoreRecord>(
     }
     const loaded = view.loadedAt(manifest, span.index);
     if (loaded) {
-      for (const entry of loaded.records.values()) found.push(entry.record as T);
-      found = evaluateQuery(found, probe).items;
+      view.remember(loaded);
+      found = withAll(found, loaded.records.values(), probe);
       continue;
     }
+    // Not loaded: its file is the truth. Read it without loading it (see `SegmentSnapshot`).
     const snapshot = await view.snapshotAt(manifest, span.index);
     if (snapshot.legacy) {
       const segment = await view.upgrade(manifest, span.index, snapshot);
-      for (const entry of segment.records.values()) found.push(entry.record as T);
-      found = evaluateQuery(found, probe).items;
+      found = withAll(found, segment.records.values(), probe);
       continue;
     }
     const candidates = snapshot.candidates(
@@ -68,14 +68,17 @@ export async function readPage<T extends StoreRecord>(
       (value) => compareEdges(value, low) >= 0 && compareEdges(value, high) <= 0,
       descending,
     );
-    if (!candidates) {
-      for (const entry of snapshot.entries().values()) found.push(entry.record as T);
-      found = evaluateQuery(found, probe).items;
-      continue;
-    }
-    found = readLines(snapshot, candidates, found, probe, field, descending);
+    found = candidates
+      ? readLines(snapshot, candidates, found, probe, field, descending)
+      : withAll(found, snapshot.entries().values(), probe);
   }
   return evaluateQuery(found, query);
+}
+
+/** The first records of the probe among `found` and every entry of a segment. */
+function withAll<T extends StoreRecord>(found: T[], entries: Iterable<Entry>, probe: Query): T[] {
+  for (const entry of entries) found.push(entry.record as T);
+  return evaluateQuery(found, probe).items;
 }
 
 /**

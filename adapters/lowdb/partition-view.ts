@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { Manifest, type ManifestEntry } from "./manifest.ts";
 import type { Partition } from "./partition.ts";
 import type { SegmentCache } from "./segment-cache.ts";
-import { Segment } from "./segments.ts";
+import { type Entry, readSnapshot, Segment } from "./segments.ts";
+import type { SegmentSnapshot } from "./snapshot-format.ts";
 
 /**
  * What of one partition is in memory: its manifest and the segments loaded so far, each
@@ -13,12 +14,20 @@ export class PartitionView {
   readonly #folder: string;
   readonly #cache: SegmentCache<Partition>;
   readonly #owner: Partition;
+  readonly #orderFields: readonly string[];
   readonly #loaded = new Map<string, Segment>();
   #manifest: Manifest | undefined;
   #epoch = 0;
 
-  constructor(folder: string, cache: SegmentCache<Partition>, owner: Partition) {
+  /** @param orderFields the fields segment files index, for `readPage` */
+  constructor(
+    folder: string,
+    cache: SegmentCache<Partition>,
+    owner: Partition,
+    orderFields: readonly string[],
+  ) {
     this.#folder = folder;
+    this.#orderFields = orderFields;
     this.#cache = cache;
     this.#owner = owner;
   }
@@ -60,19 +69,19 @@ export class PartitionView {
     return false;
   }
 
-  /** The segment at `index` of the manifest, if it is loaded. */
+  /** The segment at `index` of the manifest, if it is loaded (keyed by file name: no path join). */
   loadedAt(manifest: Manifest, index: number): Segment | undefined {
-    return this.#loaded.get(join(this.#folder, (manifest.entries[index] as ManifestEntry).file));
+    return this.#loaded.get((manifest.entries[index] as ManifestEntry).file);
   }
 
   /** Keeps a segment created by a split. */
   remember(segment: Segment): void {
-    this.#loaded.set(segment.path, segment);
+    this.#loaded.set(segment.file, segment);
     this.#cache.touch(segment, this.#owner);
   }
 
   unload(segment: Segment): void {
-    this.#loaded.delete(segment.path);
+    this.#loaded.delete(segment.file);
   }
 
   /** Forgets a segment for good, from this view and from the cache. */
@@ -91,9 +100,40 @@ export class PartitionView {
 
   /** The segment at `index` of the manifest, read from its file unless loaded. */
   async segmentAt(manifest: Manifest, index: number): Promise<Segment> {
-    const path = join(this.#folder, (manifest.entries[index] as ManifestEntry).file);
-    const segment = this.#loaded.get(path) ?? (await Segment.load(path, manifest.rangeOf(index)));
+    const file = (manifest.entries[index] as ManifestEntry).file;
+    const segment =
+      this.#loaded.get(file) ??
+      (await Segment.load(join(this.#folder, file), manifest.rangeOf(index), this.#orderFields));
     this.remember(segment);
     return segment;
+  }
+
+  /**
+   * The file of the segment at `index`, read but neither loaded nor cached: a page reads a
+   * segment that is not loaded this way, parsing only the lines it needs. Only for a segment
+   * that is not loaded (a loaded one may hold changes its file does not).
+   */
+  snapshotAt(manifest: Manifest, index: number): Promise<SegmentSnapshot> {
+    const file = (manifest.entries[index] as ManifestEntry).file;
+    return readSnapshot(join(this.#folder, file), manifest.rangeOf(index));
+  }
+
+  /**
+   * Loads the segment at `index` from a snapshot of its file in the older single-JSON
+   * format and rewrites the file in the line format (temp file and rename; the records are
+   * those of the file, so nothing changes but the layout). A failed rewrite leaves the old
+   * file, which reads as before.
+   */
+  async upgrade(manifest: Manifest, index: number, snapshot: SegmentSnapshot): Promise<Segment> {
+    const file = (manifest.entries[index] as ManifestEntry).file;
+    const segment = Segment.fromFile(join(this.#folder, file), snapshot, this.#orderFields);
+    this.remember(segment);
+    await segment.write().catch(() => undefined);
+    return segment;
+  }
+
+  /** Creates a segment split off another, without a file yet, indexing the order fields. */
+  createSegment(file: string, records: Map<string, Entry>): Segment {
+    return Segment.create(join(this.#folder, file), records, this.#orderFields);
   }
 }

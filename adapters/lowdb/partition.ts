@@ -47,7 +47,7 @@ export class Partition implements SegmentOwner {
     this.#segmentSize = settings.segmentSize;
     this.#orderFields = settings.orderFields;
     this.#journal = journal;
-    this.view = new PartitionView(place.folder, cache, this);
+    this.view = new PartitionView(place.folder, cache, this, settings.orderFields);
   }
 
   get idle(): boolean {

@@ -2,6 +2,7 @@ import { compareValues, decodeCursor, evaluateQuery } from "../../src/ports/eval
 import type { Page, Query, StoreRecord } from "../../src/ports/store.ts";
 import type { Manifest } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
+import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";
 
 // Stand-ins for "below everything" and "above everything" where a bound is unknown.
 const LOWEST = Symbol("lowest");
@@ -49,12 +50,67 @@ export async function readPage<T extends StoreRecord>(
         break;
       }
     }
-    const segment = await view.segmentAt(manifest, span.index);
-    const records: T[] = found;
-    for (const entry of segment.records.values()) records.push(entry.record as T);
-    found = evaluateQuery(records, probe).items;
+    const loaded = view.loadedAt(manifest, span.index);
+    if (loaded) {
+      view.remember(loaded);
+      found = withAll(found, loaded.records.values(), probe);
+      continue;
+    }
+    // Not loaded: its file is the truth. Read it without loading it (see `SegmentSnapshot`).
+    const snapshot = await view.snapshotAt(manifest, span.index);
+    if (snapshot.legacy) {
+      const segment = await view.upgrade(manifest, span.index, snapshot);
+      found = withAll(found, segment.records.values(), probe);
+      continue;
+    }
+    const candidates = snapshot.candidates(
+      field,
+      (value) => compareEdges(value, low) >= 0 && compareEdges(value, high) <= 0,
+      descending,
+    );
+    found = candidates
+      ? readLines(snapshot, candidates, found, probe, field, descending)
+      : withAll(found, snapshot.entries().values(), probe);
   }
   return evaluateQuery(found, query);
+}
+
+/** The first records of the probe among `found` and every entry of a segment. */
+function withAll<T extends StoreRecord>(found: T[], entries: Iterable<Entry>, probe: Query): T[] {
+  for (const entry of entries) found.push(entry.record as T);
+  return evaluateQuery(found, probe).items;
+}
+
+/**
+ * Adds to `found` the records of a segment file's candidate lines (sorted by the order
+ * value), parsing them a page's worth at a time, until the page and one record more are
+ * found and the next line's value comes after the last of them.
+ */
+function readLines<T extends StoreRecord>(
+  snapshot: SegmentSnapshot,
+  candidates: { line: number; value: Edge }[],
+  found: T[],
+  probe: Query,
+  field: string,
+  descending: boolean,
+): T[] {
+  const want = probe.limit as number;
+  let next = 0;
+  while (next < candidates.length) {
+    const last = found.length >= want ? (found[found.length - 1] as T) : undefined;
+    if (last) {
+      const value = orderValue(last, field);
+      const after = compareEdges((candidates[next] as { value: Edge }).value, value);
+      if (descending ? after < 0 : after > 0) break;
+    }
+    const end = Math.min(candidates.length, next + Math.max(16, want - found.length));
+    for (; next < end; next++) {
+      const entry = snapshot.entryAt((candidates[next] as { line: number }).line);
+      if (entry) found.push(entry.record as T);
+    }
+    found = evaluateQuery(found, probe).items;
+  }
+  return found;
 }
 
 /** The range of the order field a page can come from: range conditions and continuation. */

@@ -1,46 +1,35 @@
 import { randomUUID } from "node:crypto";
-import { Low } from "lowdb";
-import { DataFile } from "lowdb/node";
+import { basename } from "node:path";
+import { TextFile } from "lowdb/node";
 import { compareValues } from "../../src/ports/evaluate-query.ts";
 import type { Scalar, Stored, StoreRecord } from "../../src/ports/store.ts";
 import { lowdbError } from "./errors.ts";
+import {
+  boundValue,
+  type Entry,
+  encodeSegment,
+  type IdRange,
+  SegmentSnapshot,
+} from "./snapshot-format.ts";
 
-/** One record and its etag, as kept in a segment file. */
-export interface Entry {
-  record: StoreRecord;
-  etag: string;
-}
-
-/**
- * A segment file through lowdb, written as compact JSON: a snapshot is rewritten whole, and
- * lowdb's default indentation made that a third slower.
- */
-function segmentFile(path: string): DataFile<SegmentData> {
-  return new DataFile<SegmentData>(path, {
-    parse: (text) => JSON.parse(text) as SegmentData,
-    stringify: (data) => JSON.stringify(data),
-  });
-}
-
-/** The JSON of a segment file. */
-interface SegmentData {
-  records: Record<string, Entry>;
-}
+export { boundValue, type Entry, type IdRange };
 
 /** The lowest and highest value of one field in a segment; `null` stands for "missing". */
 export type Bounds = [Scalar | null, Scalar | null];
 
-/** A record's value of `field` as bounds keep it: a scalar, or `null` for anything else. */
-export function boundValue(record: StoreRecord, field: string): Scalar | null {
-  const value = (record as unknown as Record<string, unknown>)[field];
-  const kind = typeof value;
-  return kind === "string" || kind === "number" || kind === "boolean" ? (value as Scalar) : null;
-}
-
-/** The ids a segment owns: from `low` (inclusive) up to `high` (exclusive; none for the last). */
-export interface IdRange {
-  low: string;
-  high?: string;
+/**
+ * Reads a segment file without loading it (see `SegmentSnapshot`); a missing file is an
+ * empty segment.
+ * @throws naming the file when it cannot be read or is not a segment file
+ */
+export async function readSnapshot(path: string, range: IdRange): Promise<SegmentSnapshot> {
+  let text: string | null;
+  try {
+    text = await new TextFile(path).read();
+  } catch (cause) {
+    throw lowdbError(`cannot read ${path}`, cause);
+  }
+  return new SegmentSnapshot(path, range, text);
 }
 
 /**
@@ -51,15 +40,20 @@ export interface IdRange {
 export class Segment {
   readonly records: Map<string, Entry>;
   readonly path: string;
-  readonly #db: Low<SegmentData>;
+  /** The file's name in the partition folder. */
+  readonly file: string;
+  readonly #orderFields: readonly string[];
+  readonly #file: TextFile;
   #version = 0;
   #dirty = false;
   #persisted = true;
   readonly #bounds = new Map<string, { version: number; bounds: Bounds | undefined }>();
 
-  private constructor(path: string, db: Low<SegmentData>, records: Map<string, Entry>) {
+  private constructor(path: string, orderFields: readonly string[], records: Map<string, Entry>) {
     this.path = path;
-    this.#db = db;
+    this.file = basename(path);
+    this.#orderFields = orderFields;
+    this.#file = new TextFile(path);
     this.records = records;
   }
 
@@ -69,21 +63,30 @@ export class Segment {
    * rewriting this one (see `Partition`), and the next segment holds their true state.
    * @throws naming the file when it is not a segment file: a corrupt snapshot
    */
-  static async load(path: string, range: IdRange): Promise<Segment> {
-    const db = new Low<SegmentData>(segmentFile(path), { records: {} });
-    try {
-      await db.read();
-    } catch (cause) {
-      throw lowdbError(`cannot read ${path}`, cause);
-    }
-    const records = entriesOf(db.data, path, range);
-    db.data = { records: {} };
-    return new Segment(path, db, records);
+  static async load(
+    path: string,
+    range: IdRange,
+    orderFields: readonly string[],
+  ): Promise<Segment> {
+    return Segment.fromFile(path, await readSnapshot(path, range), orderFields);
   }
 
-  /** A segment that does not exist on disk yet. */
-  static create(path: string, records: Map<string, Entry>): Segment {
-    const segment = new Segment(path, new Low(segmentFile(path), { records: {} }), records);
+  /** The segment a snapshot of its file holds (clean: the file holds the same). */
+  static fromFile(
+    path: string,
+    snapshot: SegmentSnapshot,
+    orderFields: readonly string[],
+  ): Segment {
+    return new Segment(path, orderFields, snapshot.entries());
+  }
+
+  /** A segment that does not exist on disk yet; its file indexes `orderFields`. */
+  static create(
+    path: string,
+    records: Map<string, Entry>,
+    orderFields: readonly string[],
+  ): Segment {
+    const segment = new Segment(path, orderFields, records);
     segment.#dirty = true;
     segment.#persisted = false;
     return segment;
@@ -168,17 +171,16 @@ export class Segment {
     this.#dirty = true;
   }
 
-  /** Writes the whole segment through lowdb (temp file and rename) and marks it clean. */
+  /**
+   * Writes the whole segment (a header line with the order index, then a line per record)
+   * through lowdb's `TextFile` (temp file and rename) and marks it clean.
+   */
   async write(): Promise<void> {
-    // Object.fromEntries defines own properties, so an id `__proto__` survives.
-    this.#db.data = { records: Object.fromEntries(this.records) };
     const version = this.#version;
     try {
-      await this.#db.write();
+      await this.#file.write(encodeSegment(this.records, this.#orderFields));
     } catch (cause) {
       throw lowdbError(`cannot write ${this.path}`, cause);
-    } finally {
-      this.#db.data = { records: {} };
     }
     this.#persisted = true;
     if (this.#version === version) this.#dirty = false;
@@ -188,19 +190,4 @@ export class Segment {
 /** Orders ids by UTF-16 code unit, as the manifest's binary search does. */
 export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function entriesOf(data: unknown, path: string, range: IdRange): Map<string, Entry> {
-  const records = (data as Partial<SegmentData> | null)?.records;
-  if (typeof records !== "object" || records === null || Array.isArray(records)) {
-    throw lowdbError(`${path} is not a segment file`);
-  }
-  const entries = new Map<string, Entry>();
-  for (const [id, entry] of Object.entries(records)) {
-    if (typeof entry?.etag !== "string" || entry.record?.id !== id) {
-      throw lowdbError(`${path} holds a malformed entry for id ${JSON.stringify(id)}`);
-    }
-    if (id >= range.low && (range.high === undefined || id < range.high)) entries.set(id, entry);
-  }
-  return entries;
 }

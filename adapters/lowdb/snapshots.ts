@@ -1,9 +1,8 @@
-import { join } from "node:path";
 import { newSegmentFile } from "./file-names.ts";
 import { createFolder, removeFile } from "./folders.ts";
 import type { Manifest } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
-import { Segment } from "./segments.ts";
+import type { Segment } from "./segments.ts";
 
 /** What snapshot writing needs to know of the store's settings. */
 export interface SnapshotSettings {
@@ -101,7 +100,7 @@ const ROUNDS = 3;
  * @returns the segments unlisted, whose files go once the manifest is written
  */
 function restructure(target: SnapshotTarget, manifest: Manifest, segmentSize: number) {
-  const { folder, view } = target;
+  const { view } = target;
   const dropped: Segment[] = [];
   // From the last segment down, so that restructuring never shifts an index still ahead.
   for (let index = manifest.entries.length - 1; index >= 0; index--) {
@@ -111,7 +110,7 @@ function restructure(target: SnapshotTarget, manifest: Manifest, segmentSize: nu
       const chunks = segment.overflow(segmentSize);
       const created = chunks.map((chunk) => {
         const file = newSegmentFile();
-        return { low: chunk.low, file, segment: Segment.create(join(folder, file), chunk.records) };
+        return { low: chunk.low, file, segment: view.createSegment(file, chunk.records) };
       });
       manifest.insert(
         index + 1,

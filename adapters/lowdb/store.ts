@@ -36,11 +36,17 @@ interface Opened {
   compactor: Compactor;
 }
 
+/** How many partitions without loaded segments keep their manifest in memory. */
+const KEPT_MANIFESTS = 64;
+
 /** The `Store` over lowdb files and a journal; see the module doc of `index.ts`. */
 export class LowdbStore implements Store {
   readonly #settings: LowdbSettings;
   readonly #partitions = new Map<string, Partition>();
   readonly #cache: SegmentCache<Partition>;
+  // Partitions with no segment loaded, kept for their manifest (pages read segment files
+  // without loading them), least recently used first; at most `KEPT_MANIFESTS` of them.
+  readonly #unloaded = new Map<string, Partition>();
   #opened: Promise<Opened> | undefined;
   #closed = false;
 
@@ -123,6 +129,7 @@ export class LowdbStore implements Store {
     await opened.journal.close();
     await opened.compactor.finish();
     this.#partitions.clear();
+    this.#unloaded.clear();
     await opened.release();
   }
 
@@ -171,6 +178,7 @@ export class LowdbStore implements Store {
     } finally {
       this.#cache.trim();
       if (partition.idle && partition.loadedCount === 0) this.#forget(partition);
+      this.#trimUnloaded();
     }
   }
 
@@ -185,9 +193,20 @@ export class LowdbStore implements Store {
     return partition;
   }
 
+  /** Keeps a partition without loaded segments among the recently used ones. */
   #forget(partition: Partition): void {
-    if (this.#partitions.get(partition.folder) === partition) {
-      this.#partitions.delete(partition.folder);
+    if (this.#partitions.get(partition.folder) !== partition) return;
+    this.#unloaded.delete(partition.folder);
+    this.#unloaded.set(partition.folder, partition);
+  }
+
+  /** Drops the least recently used partitions without loaded segments beyond the bound. */
+  #trimUnloaded(): void {
+    for (const [folder, partition] of this.#unloaded) {
+      if (this.#unloaded.size <= KEPT_MANIFESTS) return;
+      this.#unloaded.delete(folder);
+      const unused = partition.idle && partition.loadedCount === 0;
+      if (unused && this.#partitions.get(folder) === partition) this.#partitions.delete(folder);
     }
   }
 }

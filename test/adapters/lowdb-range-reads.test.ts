@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -111,4 +111,63 @@ describe("lowdb store range reads", () => {
     });
     await store.close();
   });
+
+  it("opens a directory whose segment files are in the older single-JSON format, and rewrites them in the line format", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
+    temporary.push(directory);
+    const all = rows();
+    let store = createLowdbStore({ directory, segmentSize: 10 });
+    await Promise.all(all.map((row) => store.create("s", "f", row)));
+    await store.close();
+    // Turn every segment file back into the format main wrote: {"records": {id: entry}}.
+    const folder = join(directory, "s", "f");
+    const files = await segmentFiles(folder);
+    for (const file of files) {
+      const [, ...lines] = (await readFile(join(folder, file), "utf8")).trimEnd().split("\n");
+      const entries = lines.map((line) => JSON.parse(line) as { record: Row; etag: string });
+      const records = Object.fromEntries(entries.map((entry) => [entry.record.id, entry]));
+      await writeFile(join(folder, file), JSON.stringify({ records }));
+    }
+    store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 4 });
+    const query: Query = { orderBy: { field: "created_date_utc" }, limit: 45 };
+    let expected = evaluateQuery(all, query);
+    let continuation: string | null = null;
+    do {
+      const page: Page<Row> = await store.query<Row>("s", "f", { ...query, continuation });
+      assert.deepEqual(page, expected);
+      continuation = page.continuation;
+      expected = evaluateQuery(all, { ...query, continuation });
+    } while (continuation);
+    await store.close();
+    for (const file of files) {
+      const text = await readFile(join(folder, file), "utf8");
+      assert.ok(text.startsWith('{"format":"formwork-segment/2"'), file);
+    }
+    store = createLowdbStore({ directory, segmentSize: 10 });
+    assert.deepEqual(await store.query<Row>("s", "f", query), evaluateQuery(all, query));
+    await store.close();
+  });
+
+  it("fails a page that needs a segment file cut short, naming the file", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
+    temporary.push(directory);
+    const all = rows(0);
+    let store = createLowdbStore({ directory, segmentSize: 10 });
+    for (const row of all) await store.create("s", "f", row);
+    await store.close();
+    const folder = join(directory, "s", "f");
+    const [file] = await segmentFiles(folder);
+    const text = await readFile(join(folder, file as string), "utf8");
+    await writeFile(join(folder, file as string), text.slice(0, text.lastIndexOf("{")));
+    store = createLowdbStore({ directory, segmentSize: 10 });
+    await assert.rejects(store.query("s", "f", { orderBy: { field: "created_date_utc" } }), {
+      message: new RegExp(`${file}.* is cut short`),
+    });
+    await store.close();
+  });
 });
+
+/** The segment files of a partition folder. */
+async function segmentFiles(folder: string): Promise<string[]> {
+  return (await readdir(folder)).filter((f) => f.endsWith(".json") && f !== "manifest.json");
+}

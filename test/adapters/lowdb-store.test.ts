@@ -54,6 +54,30 @@ async function reopen(store: Store, options: Partial<LowdbStoreOptions> = {}): P
   return open(directories.get(store) as string, options);
 }
 
+/**
+ * A segment file's records: the line format (a header line, then one `{record, etag}` line
+ * per record) or the older single JSON object `{"records": {...}}`.
+ */
+async function readSegment(path: string): Promise<SegmentJson | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined;
+    throw error;
+  }
+  if (!text.startsWith('{"format":')) return JSON.parse(text) as SegmentJson;
+  const [header, ...lines] = text.trimEnd().split("\n");
+  const { count } = JSON.parse(header as string) as { count: number };
+  assert.equal(lines.length, count);
+  const records: SegmentJson["records"] = {};
+  for (const line of lines) {
+    const entry = JSON.parse(line) as SegmentJson["records"][string];
+    records[entry.record.id] = entry;
+  }
+  return { records };
+}
+
 async function readJson<T>(path: string): Promise<T | undefined> {
   try {
     return JSON.parse(await readFile(path, "utf8")) as T;
@@ -91,7 +115,7 @@ async function inspect(store: Store, collection: string, partition: string, id: 
     join(folder, "manifest.json"),
   )) ?? { segments: [{ low: "", file: "0.json" }] };
   const file = manifest.segments.findLast((segment) => segment.low <= id)?.file as string;
-  const records = (await readJson<SegmentJson>(join(folder, file)))?.records ?? {};
+  const records = (await readSegment(join(folder, file)))?.records ?? {};
   let found = Object.hasOwn(records, id) ? records[id]?.record : undefined;
   for (const change of await journaled(directory, collection, partition)) {
     if (change === "clear") found = undefined;
@@ -113,7 +137,7 @@ async function crashCopy(directory: string): Promise<string> {
 /** The record counts of a partition's segment files, read from disk. */
 async function segmentSizes(folder: string): Promise<number[]> {
   const files = (await readdir(folder)).filter((f) => /^[0-9a-f-]+\.json$/.test(f));
-  const segments = await Promise.all(files.map((f) => readJson<SegmentJson>(join(folder, f))));
+  const segments = await Promise.all(files.map((f) => readSegment(join(folder, f))));
   return segments.map((segment) => Object.keys(segment?.records ?? {}).length);
 }
 
@@ -269,7 +293,7 @@ describe("lowdb store", () => {
     assert.equal((await store.query("t", "p")).items.length, 4);
     await store.close();
     // Rewriting the lower segment dropped the stale copies.
-    const lower = await readJson<SegmentJson>(join(folder, "0.json"));
+    const lower = await readSegment(join(folder, "0.json"));
     assert.deepEqual(Object.keys(lower?.records ?? {}).sort(), ["a", "a2", "b"]);
   });
 

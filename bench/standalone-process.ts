@@ -1,7 +1,7 @@
 /**
  * Runs the standalone server as a child process of a bench, started as `npm start` does
- * (`node` on the compiled `build/examples/standalone/server.js`, built by `npm ci`'s
- * `prepare` script), so that the child's pid is the process that serves: no wrapper process
+ * (`node` on the bundle `build/standalone/server.js`, built by `npm ci`'s `prepare`
+ * script), so that the child's pid is the process that serves: no wrapper process
  * whose memory would be measured instead.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -30,8 +30,8 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** The standalone server as `npm start` runs it: compiled by `npm run build:server`. */
-export const compiledServer = "build/examples/standalone/server.js";
+/** The standalone server as `npm start` runs it: bundled by `npm run build:server`. */
+export const compiledServer = "build/standalone/server.js";
 
 /**
  * The Node arguments that run `script` with the flags of `npm start` (package.json): the
@@ -39,8 +39,7 @@ export const compiledServer = "build/examples/standalone/server.js";
  */
 export function serverArgs(script = compiledServer): string[] {
   // The same flags, so that what is measured is what runs.
-  if (script.endsWith(".js"))
-    return ["--max-semi-space-size=1", "--conditions=formwork-build", script];
+  if (script.endsWith(".js")) return ["--max-semi-space-size=1", script];
   return ["--max-semi-space-size=1", "--conditions=formwork-source", "--import", "tsx", script];
 }
 

@@ -39,9 +39,18 @@ export const compiledServer = "build/standalone/server.js";
  */
 export function serverArgs(script = compiledServer): string[] {
   // The same flags, so that what is measured is what runs.
-  if (script.endsWith(".js")) return ["--max-semi-space-size=1", script];
-  return ["--max-semi-space-size=1", "--conditions=formwork-source", "--import", "tsx", script];
+  if (script.endsWith(".js")) return [...startFlags, script];
+  return [...startFlags, "--conditions=formwork-source", "--import", "tsx", script];
 }
+
+/**
+ * The V8 flags of `npm start`; `BENCH_START_FLAGS` (space-separated, may be empty) replaces
+ * them, to measure a change of flags before making it.
+ */
+const startFlags =
+  process.env.BENCH_START_FLAGS === undefined
+    ? ["--max-semi-space-size=1"]
+    : process.env.BENCH_START_FLAGS.split(" ").filter(Boolean);
 
 /** Starts `script` with `env` added and waits for its `listening on` line. */
 export async function startServer(

@@ -44,13 +44,10 @@ export function serverArgs(script = compiledServer): string[] {
 }
 
 /**
- * The V8 flags of `npm start`; `BENCH_START_FLAGS` (space-separated, may be empty) replaces
- * them, to measure a change of flags before making it.
+ * The Node flags of `npm start` (none); `BENCH_START_FLAGS` (space-separated) adds some, to
+ * measure a flag before adopting it, e.g. `BENCH_START_FLAGS=--max-semi-space-size=1`.
  */
-const startFlags =
-  process.env.BENCH_START_FLAGS === undefined
-    ? ["--max-semi-space-size=1"]
-    : process.env.BENCH_START_FLAGS.split(" ").filter(Boolean);
+const startFlags = (process.env.BENCH_START_FLAGS ?? "").split(" ").filter(Boolean);
 
 /** Starts `script` with `env` added and waits for its `listening on` line. */
 export async function startServer(

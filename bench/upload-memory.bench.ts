@@ -94,6 +94,8 @@ const server = await startServer({
   DATA_DIR: dataDir,
   ADMIN_SECRET: adminSecret,
   MAX_UPLOAD_BYTES: String(200 * megabyte),
+  // Room for every round's upload: none of them is ever claimed by a submission.
+  MAX_UNCLAIMED_UPLOAD_BYTES: String((ROUNDS + 1) * 200 * megabyte),
 });
 try {
   const formId = await createBenchForm(server.base);

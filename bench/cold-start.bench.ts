@@ -1,5 +1,5 @@
 /**
- * Cold start of the standalone server as `npm start` runs it (compiled, `build/`): the time
+ * Cold start of the standalone server as `npm start` runs it (the esbuild bundle in `build/standalone/`): the time
  * from spawning Node to the server's `listening on` line, over a new data folder each time,
  * beside the same for a Node process that prints the line at once (the floor on this
  * machine, in the same run) and for `npm run dev` (tsx, for reference). {@link RUNS} starts
@@ -45,7 +45,7 @@ const cases = [
     args: ["-e", 'console.log("listening on http://127.0.0.1:0")'],
     goal: false,
   },
-  { name: "npm start (compiled build/)", args: serverArgs(), goal: true },
+  { name: "npm start (bundle in build/)", args: serverArgs(), goal: true },
   {
     name: "npm run dev (tsx), for reference",
     args: serverArgs("examples/standalone/server.ts"),

@@ -1,7 +1,7 @@
 /**
  * Runs the standalone server as a child process of a bench, started as `npm start` does
- * (`node` on the compiled `build/examples/standalone/server.js`, built by `npm ci`'s
- * `prepare` script), so that the child's pid is the process that serves: no wrapper process
+ * (`node` on the bundle `build/standalone/server.js`, built by `npm ci`'s `prepare`
+ * script), so that the child's pid is the process that serves: no wrapper process
  * whose memory would be measured instead.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -30,8 +30,8 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** The standalone server as `npm start` runs it: compiled by `npm run build:server`. */
-export const compiledServer = "build/examples/standalone/server.js";
+/** The standalone server as `npm start` runs it: bundled by `npm run build:server`. */
+export const compiledServer = "build/standalone/server.js";
 
 /**
  * The Node arguments that run `script` with the flags of `npm start` (package.json): the
@@ -39,10 +39,15 @@ export const compiledServer = "build/examples/standalone/server.js";
  */
 export function serverArgs(script = compiledServer): string[] {
   // The same flags, so that what is measured is what runs.
-  if (script.endsWith(".js"))
-    return ["--max-semi-space-size=1", "--conditions=formwork-build", script];
-  return ["--max-semi-space-size=1", "--conditions=formwork-source", "--import", "tsx", script];
+  if (script.endsWith(".js")) return [...startFlags, script];
+  return [...startFlags, "--conditions=formwork-source", "--import", "tsx", script];
 }
+
+/**
+ * The Node flags of `npm start` (none); `BENCH_START_FLAGS` (space-separated) adds some, to
+ * measure a flag before adopting it, e.g. `BENCH_START_FLAGS=--max-semi-space-size=1`.
+ */
+const startFlags = (process.env.BENCH_START_FLAGS ?? "").split(" ").filter(Boolean);
 
 /** Starts `script` with `env` added and waits for its `listening on` line. */
 export async function startServer(

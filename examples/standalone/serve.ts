@@ -1,5 +1,4 @@
-import { createServer } from "node:http";
-import { getRequestListener } from "@hono/node-server";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createHttpWebhookSender, type FormService, type FormServiceOptions } from "formwork";
 import type { ServerConfig } from "./config.ts";
 import { countryOf } from "./country.ts";
@@ -44,10 +43,18 @@ export function serveUntilStopped(service: FormService, config: ServerConfig, no
       // that a stalled client is cut off near its timeout rather than up to 30 s later.
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, config.headersTimeoutMs / 4)),
     },
-    getRequestListener((request, env) =>
-      service.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
-    ),
+    (incoming, outgoing) => {
+      listener ??= bridgeTo(service);
+      listener.then(
+        (listen) => listen(incoming, outgoing),
+        (error: unknown) => {
+          console.error("formwork: cannot load the request bridge", error);
+          outgoing.writeHead(500).end();
+        },
+      );
+    },
   );
+  let listener: Promise<RequestListener> | undefined;
   const closeServer = gracefulClose(server);
   const refuse = (error: NodeJS.ErrnoException) => {
     console.error(
@@ -63,6 +70,8 @@ export function serveUntilStopped(service: FormService, config: ServerConfig, no
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     console.log(`formwork listening on http://${config.host}:${port} (${note})`);
+    // Loaded once the port is open rather than before: the first request waits for it.
+    listener ??= bridgeTo(service);
   });
   let stopping = false;
   const stop = (signal: string) => {
@@ -78,6 +87,20 @@ export function serveUntilStopped(service: FormService, config: ServerConfig, no
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+type RequestListener = (incoming: IncomingMessage, outgoing: ServerResponse) => unknown;
+
+/**
+ * The Node request listener that answers with `service`. `@hono/node-server` (and undici,
+ * which Node loads when it touches the global `Request`) is imported here, not at start:
+ * about a fifth of the cold start went to it.
+ */
+async function bridgeTo(service: FormService): Promise<RequestListener> {
+  const { getRequestListener } = await import("@hono/node-server");
+  return getRequestListener((request, env) =>
+    service.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
+  );
 }
 
 async function exitAfter(work: Promise<unknown>, code: number) {

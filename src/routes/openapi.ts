@@ -1,11 +1,16 @@
 import type { ServiceRouter } from "../http/route-request.ts";
-import { openApiDocument } from "../openapi/document.ts";
+import type { openApiDocument } from "../openapi/document.ts";
 
-/** The OpenAPI 3.1 document (extension) at `/openapi.json`, built once on first request. */
+/**
+ * The OpenAPI 3.1 document (extension) at `/openapi.json`, built once on first request; its
+ * code (and the JSON Schema converter behind it) loads then too, not when the service starts.
+ */
 export function openApiRoutes(router: ServiceRouter, basePath: string): void {
-  let document: ReturnType<typeof openApiDocument> | undefined;
+  let document: Promise<ReturnType<typeof openApiDocument>> | undefined;
   router.get("/openapi.json", () => {
-    document ??= openApiDocument(basePath);
+    document ??= import("../openapi/document.ts").then((module) =>
+      module.openApiDocument(basePath),
+    );
     return document;
   });
 }

@@ -6,7 +6,14 @@ import type {
   WebhookMessage,
   WebhookSender,
 } from "../ports/webhook-sender.ts";
-import { attemptDelivery } from "./http-attempt.ts";
+
+// The HTTP client side (node:https and TLS, Standard Webhooks signing) loads on the first
+// delivery, not when the service starts: many servers never send one.
+let attemptModule: Promise<typeof import("./http-attempt.ts")> | undefined;
+const loadAttempt = () => {
+  attemptModule ??= import("./http-attempt.ts");
+  return attemptModule;
+};
 
 /** Options of {@link createHttpWebhookSender}. */
 export interface HttpWebhookSenderOptions {
@@ -48,6 +55,7 @@ export function createHttpWebhookSender(options: HttpWebhookSenderOptions = {}):
           throw new AbortError("stopped");
         }
         attempts = number;
+        const { attemptDelivery } = await loadAttempt();
         const outcome = await attemptDelivery(message, {
           timeoutMs,
           allowPrivate,

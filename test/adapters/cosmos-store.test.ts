@@ -38,7 +38,14 @@ async function inspect(store: Store, collection: string, partition: string, id: 
   return (await container.item(id, `${collection}/${partition}`).read()).resource;
 }
 
-runStoreConformance({ name: "cosmos", create: () => open(), inspect });
+// @vercel/cosmosdb-server runs a transactional batch op by op without rolling back a failed
+// one, so the suite runs the adapter's op-by-op path with undo (what a cross-partition batch
+// takes on Cosmos DB too); the transactional path is checked below for what the stand-in does.
+runStoreConformance({
+  name: "cosmos",
+  create: () => open({ transactionalBatch: false }),
+  inspect,
+});
 
 interface Row extends StoreRecord {
   n: number;

@@ -55,7 +55,9 @@ export async function transactionalBatch(
 /**
  * Runs `ops` one by one through `store` and, when one fails, undoes the ones applied (in
  * reverse) before rethrowing. Concurrent readers may see part of the batch, and a crash in
- * the middle leaves part of it: the contract says so for Cosmos DB across partitions.
+ * the middle leaves part of it: the contract says so for Cosmos DB across partitions. A
+ * replace or delete reads its record first, to check it and to undo it, except the last
+ * op, which nothing comes after to fail: its write checks its condition by itself.
  */
 export async function batchInOrder(
   store: Store,
@@ -64,7 +66,7 @@ export async function batchInOrder(
   const undo: (() => Promise<unknown>)[] = [];
   const results: (Stored<StoreRecord> | null)[] = [];
   try {
-    for (const op of ops) {
+    for (const [index, op] of ops.entries()) {
       const { collection, partition } = op;
       if (op.op === "create") {
         const created = await store.create(collection, partition, op.record);
@@ -72,21 +74,27 @@ export async function batchInOrder(
         results.push(created);
         continue;
       }
-      const before = await store.get(collection, partition, batchOpId(op));
-      if (!before || (op.ifMatch !== undefined && op.ifMatch !== before.etag)) {
-        throw new StoreConflictError("etag", before ? undefined : "record is missing");
+      let ifMatch = op.ifMatch;
+      if (index < ops.length - 1) {
+        const before = await store.get(collection, partition, batchOpId(op));
+        if (!before || (ifMatch !== undefined && ifMatch !== before.etag)) {
+          throw new StoreConflictError("etag", before ? undefined : "record is missing");
+        }
+        ifMatch = before.etag;
+        undo.push(() =>
+          op.op === "replace"
+            ? store.replace(collection, partition, before.record)
+            : store.create(collection, partition, before.record),
+        );
       }
-      const ifMatch = { ifMatch: before.etag };
       if (op.op === "replace") {
-        const replaced = await store.replace(collection, partition, op.record, ifMatch);
+        const replaced = await store.replace(collection, partition, op.record, { ifMatch });
         if (!replaced) throw new StoreConflictError("etag", "record is missing");
-        undo.push(() => store.replace(collection, partition, before.record));
         results.push(replaced);
       } else {
-        if (!(await store.delete(collection, partition, op.id, ifMatch))) {
+        if (!(await store.delete(collection, partition, op.id, { ifMatch }))) {
           throw new StoreConflictError("etag", "record is missing");
         }
-        undo.push(() => store.create(collection, partition, before.record));
         results.push(null);
       }
     }

@@ -181,14 +181,15 @@ function submissionOf(
 
 /**
  * Writes `ops` as one batch. @returns `false` when a condition failed (a counter changed
- * since it was read: read again and decide again); nothing is written then.
+ * since it was read, or another request created it first: read again and decide again);
+ * nothing is written then.
  */
 async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
   try {
     await ctx.store.batch(ops);
     return true;
   } catch (error) {
-    if (error instanceof StoreConflictError && error.reason === "etag") return false;
+    if (error instanceof StoreConflictError) return false;
     throw error;
   }
 }

@@ -91,9 +91,15 @@ async function setUp(server: StandaloneServer) {
 /** S2; the new id when acknowledged, `undefined` when refused or the process died first. */
 async function submit(server: StandaloneServer, formId: string, n: number) {
   try {
-    const answer = await call(server, "POST", `/api/form/${formId}/submission`, {}, {
-      form_fields: [{ unique_system_name: "name_1", submitted_value: `n${n}` }],
-    });
+    const answer = await call(
+      server,
+      "POST",
+      `/api/form/${formId}/submission`,
+      {},
+      {
+        form_fields: [{ unique_system_name: "name_1", submitted_value: `n${n}` }],
+      },
+    );
     return answer.status === 200 ? (answer.body.id as string) : undefined;
   } catch {
     return undefined;

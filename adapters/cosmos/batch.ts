@@ -32,11 +32,13 @@ export async function transactionalBatch(
   const first = ops[0] as BatchOp;
   const pk = partitionKeyOf(first.collection, first.partition);
   const operations: OperationInput[] = ops.map((op): OperationInput => {
-    if (op.op === "delete") return { operationType: "Delete", id: itemIdOf(op.id) };
+    // The key on every op as well as on the batch: the stand-in reads it from the op.
+    const partitionKey = pk;
+    if (op.op === "delete") return { operationType: "Delete", id: itemIdOf(op.id), partitionKey };
     const item = itemOf(op.record, pk) as JSONObject & Item;
-    if (op.op === "create") return { operationType: "Create", resourceBody: item };
+    if (op.op === "create") return { operationType: "Create", resourceBody: item, partitionKey };
     const ifMatch = op.ifMatch;
-    return { operationType: "Replace", id: item.id, resourceBody: item, ifMatch };
+    return { operationType: "Replace", id: item.id, resourceBody: item, ifMatch, partitionKey };
   });
   const response = await container.items.batch(operations, pk);
   const results = (response.result ?? []) as OperationResponse[];

@@ -8,7 +8,7 @@ import type {
   StoreRecord,
   WriteOptions,
 } from "../../src/ports/store.ts";
-import { checkBatch, StoreContinuationError } from "../../src/ports/store.ts";
+import { checkBatch, StoreConflictError, StoreContinuationError } from "../../src/ports/store.ts";
 import { batchInOrder, sharesPartitionKey, transactionalBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
@@ -134,7 +134,9 @@ export class CosmosStore implements Store {
     try {
       return await operation(container);
     } catch (error) {
-      if (error instanceof StoreContinuationError) throw error;
+      if (error instanceof StoreContinuationError || error instanceof StoreConflictError) {
+        throw error;
+      }
       throw translate(what, error);
     }
   }

@@ -53,6 +53,31 @@ interface Row extends StoreRecord {
 }
 
 describe("cosmos store", () => {
+  it("writes a batch of one partition key as one transactional batch, etags returned", async () => {
+    const store = open({ transactionalBatch: true });
+    const kept = await store.create<Row>("things", "p", { id: "a", n: 1 });
+    await store.create<Row>("things", "p", { id: "gone", n: 2 });
+    const a: Row = { id: "a", n: 4 };
+    const b: Row = { id: "b", n: 3 };
+    const results = await store.batch([
+      { op: "create", collection: "things", partition: "p", record: b },
+      { op: "replace", collection: "things", partition: "p", record: a, ifMatch: kept.etag },
+      { op: "delete", collection: "things", partition: "p", id: "gone" },
+    ]);
+    assert.deepEqual(results[0], await store.get("things", "p", "b"));
+    assert.deepEqual(results[1], await store.get("things", "p", "a"));
+    assert.equal(results[2], null);
+    assert.equal(await store.get("things", "p", "gone"), null);
+    // A stale condition is a conflict (the stand-in does not roll the ops before it back).
+    await assert.rejects(
+      store.batch([
+        { op: "replace", collection: "things", partition: "p", record: a, ifMatch: kept.etag },
+      ]),
+      (error: Error) => error.name === "StoreConflictError",
+    );
+    await store.close();
+  });
+
   it("keeps ids Cosmos DB refuses, and returns them as written", async () => {
     const store = open();
     const ids = ["a/b@example.com", "back\\slash", "q?x#y", "100%", "", "trailing ", "~b64~x"];

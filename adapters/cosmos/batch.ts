@@ -59,7 +59,9 @@ export async function transactionalBatch(
  * reverse) before rethrowing. Concurrent readers may see part of the batch, and a crash in
  * the middle leaves part of it: the contract says so for Cosmos DB across partitions. A
  * replace or delete reads its record first, to check it and to undo it, except the last
- * op, which nothing comes after to fail: its write checks its condition by itself.
+ * op, which nothing comes after to fail: its write checks its condition by itself. An
+ * undo is conditional on the etag its op wrote, so it never takes back a later writer's
+ * change (that op then stays applied).
  */
 export async function batchInOrder(
   store: Store,
@@ -72,31 +74,34 @@ export async function batchInOrder(
       const { collection, partition } = op;
       if (op.op === "create") {
         const created = await store.create(collection, partition, op.record);
-        undo.push(() => store.delete(collection, partition, op.record.id));
+        const ifMatch = { ifMatch: created.etag };
+        undo.push(() => store.delete(collection, partition, op.record.id, ifMatch));
         results.push(created);
         continue;
       }
       let ifMatch = op.ifMatch;
+      let before: Stored<StoreRecord> | null = null;
       if (index < ops.length - 1) {
-        const before = await store.get(collection, partition, batchOpId(op));
+        before = await store.get(collection, partition, batchOpId(op));
         if (!before || (ifMatch !== undefined && ifMatch !== before.etag)) {
           throw new StoreConflictError("etag", before ? undefined : "record is missing");
         }
         ifMatch = before.etag;
-        undo.push(() =>
-          op.op === "replace"
-            ? store.replace(collection, partition, before.record)
-            : store.create(collection, partition, before.record),
-        );
       }
+      const old = before?.record;
       if (op.op === "replace") {
         const replaced = await store.replace(collection, partition, op.record, { ifMatch });
         if (!replaced) throw new StoreConflictError("etag", "record is missing");
+        // Undone only while it is still this write: a later writer's change is not lost.
+        if (old) {
+          undo.push(() => store.replace(collection, partition, old, { ifMatch: replaced.etag }));
+        }
         results.push(replaced);
       } else {
         if (!(await store.delete(collection, partition, op.id, { ifMatch }))) {
           throw new StoreConflictError("etag", "record is missing");
         }
+        if (old) undo.push(() => store.create(collection, partition, old));
         results.push(null);
       }
     }

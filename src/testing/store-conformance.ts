@@ -273,8 +273,11 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
           ]),
         ),
       );
-      assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 1);
+      const won = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+      assert.equal(won.length, 1);
       assert.equal((await store.query("things", "q")).items.length, 1);
+      // The losers took nothing back of the winner's write.
+      assert.deepEqual(await store.get("counters", "p", "c"), won[0]?.[0]);
     });
 
     it("refuses a batch that writes one record twice", async () => {

@@ -5,7 +5,7 @@
  */
 import type { Store } from "../src/ports/store.ts";
 
-type Method = Exclude<keyof Store, "close">;
+type Method = Exclude<keyof Store, "close" | "batch">;
 
 /** A call to hold: the method and the collection it names. */
 export interface HoldMatch {
@@ -61,6 +61,21 @@ export function heldStore(inner: Store): HeldStore {
     delete: wrap("delete") as Store["delete"],
     query: wrap("query") as Store["query"],
     deletePartition: wrap("deletePartition") as Store["deletePartition"],
+    // A batch is held when one of its ops matches (a create of a submission in S2's batch).
+    async batch(ops) {
+      if (closed) {
+        lateCalls.push(...ops.map((op) => `batch ${op.collection}`));
+        throw new Error("held store: the store is closed");
+      }
+      const answer = await inner.batch(ops);
+      const match = held;
+      if (match && ops.some((op) => op.op === match.method && op.collection === match.collection)) {
+        held = undefined;
+        match.hit();
+        await match.gate;
+      }
+      return answer;
+    },
     async close() {
       closed = true;
       await inner.close();

@@ -70,6 +70,12 @@ export interface CosmosStoreOptions {
    * certificate in tests. @default the SDK's own
    */
   agent?: Agent;
+  /**
+   * Write a `Store.batch` whose ops share one partition key as one Cosmos DB transactional
+   * batch (atomic). Turn it off only for a stand-in that does not roll a failed batch back
+   * (`@vercel/cosmosdb-server`): every batch then goes op by op with undo. @default true
+   */
+  transactionalBatch?: boolean;
 }
 
 /**
@@ -86,7 +92,7 @@ export function createCosmosStore(options: CosmosStoreOptions): Store {
     orderFields: options.orderFields ?? serviceOrderFields,
     throughput: options.throughput,
   });
-  return new CosmosStore(container, release);
+  return new CosmosStore(container, release, options.transactionalBatch ?? true);
 }
 
 function openDatabase(options: CosmosStoreOptions): { database: Database; release: () => void } {

@@ -1,5 +1,6 @@
 import type { Container, ItemResponse, RequestOptions } from "@azure/cosmos";
 import type {
+  BatchOp,
   Page,
   Query,
   Store,
@@ -7,7 +8,8 @@ import type {
   StoreRecord,
   WriteOptions,
 } from "../../src/ports/store.ts";
-import { StoreContinuationError } from "../../src/ports/store.ts";
+import { checkBatch, StoreConflictError, StoreContinuationError } from "../../src/ports/store.ts";
+import { batchInOrder, sharesPartitionKey, transactionalBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
 import { type Item, itemIdOf, itemOf, partitionKeyOf, recordOf, storedOf } from "./documents.ts";
@@ -24,6 +26,7 @@ export class CosmosStore implements Store {
   constructor(
     private readonly container: ContainerHandle,
     private readonly release: () => void,
+    private readonly transactional = true,
   ) {}
 
   async get<T extends StoreRecord>(collection: string, partition: string, id: string) {
@@ -104,6 +107,18 @@ export class CosmosStore implements Store {
     });
   }
 
+  /**
+   * One transactional batch when every op shares a partition key; otherwise op by op, the
+   * applied ops undone when one fails (not atomic across a crash: see the Store port).
+   */
+  async batch(ops: readonly BatchOp[]) {
+    checkBatch(ops);
+    if (ops.length === 0) return [];
+    if (this.transactional && sharesPartitionKey(ops))
+      return this.#call("batch", (c) => transactionalBatch(c, ops));
+    return batchInOrder(this, ops);
+  }
+
   async deletePartition(collection: string, partition: string) {
     const pk = partitionKeyOf(collection, partition);
     return this.#call("deletePartition", (c) => deleteAllItems(c, pk));
@@ -119,7 +134,9 @@ export class CosmosStore implements Store {
     try {
       return await operation(container);
     } catch (error) {
-      if (error instanceof StoreContinuationError) throw error;
+      if (error instanceof StoreContinuationError || error instanceof StoreConflictError) {
+        throw error;
+      }
       throw translate(what, error);
     }
   }

@@ -2,11 +2,20 @@ import { Buffer } from "node:buffer";
 import { crc32 } from "node:zlib";
 import type { StoreRecord } from "../../src/ports/store.ts";
 
-/** One change as the journal keeps it: a record's new state, its deletion, or a cleared partition. */
-export type JournalEntry =
+/** One change of one record as the journal keeps it: its new state, or its deletion. */
+export type RecordChange =
   | { c: string; p: string; o: "put"; r: StoreRecord; e: string }
-  | { c: string; p: string; o: "del"; i: string }
-  | { c: string; p: string; o: "clear" };
+  | { c: string; p: string; o: "del"; i: string };
+
+/**
+ * One journal line: a record's change, a cleared partition, or a batch of record changes
+ * (`Store.batch`) that is written, checked and replayed as one, so a torn batch is dropped
+ * whole.
+ */
+export type JournalEntry =
+  | RecordChange
+  | { c: string; p: string; o: "clear" }
+  | { o: "batch"; b: RecordChange[] };
 
 /**
  * One line of the journal: the CRC-32 of the JSON's UTF-8 bytes in 8 hex digits, a space,
@@ -52,12 +61,31 @@ export function decodeEntries(bytes: Uint8Array): DecodedJournal {
 }
 
 function parseEntry(json: Buffer): JournalEntry | undefined {
-  let entry: Partial<{ c: unknown; p: unknown; o: unknown; r: unknown; e: unknown; i: unknown }>;
+  let entry: unknown;
   try {
     entry = JSON.parse(json.toString("utf8"));
   } catch {
     return undefined;
   }
+  const batch = (entry as { o?: unknown; b?: unknown } | null)?.b;
+  if ((entry as { o?: unknown } | null)?.o === "batch" && Array.isArray(batch)) {
+    const changes = batch.map(checkEntry);
+    return changes.every((change) => change?.o === "put" || change?.o === "del")
+      ? { o: "batch", b: changes as RecordChange[] }
+      : undefined;
+  }
+  return checkEntry(entry);
+}
+
+function checkEntry(value: unknown): JournalEntry | undefined {
+  const entry = value as Partial<{
+    c: unknown;
+    p: unknown;
+    o: unknown;
+    r: unknown;
+    e: unknown;
+    i: unknown;
+  }> | null;
   if (typeof entry?.c !== "string" || typeof entry.p !== "string") return undefined;
   if (entry.o === "clear") return entry as JournalEntry;
   if (entry.o === "del" && typeof entry.i === "string") return entry as JournalEntry;

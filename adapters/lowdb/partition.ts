@@ -1,6 +1,6 @@
 import { moveAway, removeTree } from "./folders.ts";
 import type { Journal } from "./journal.ts";
-import type { JournalEntry } from "./journal-entries.ts";
+import type { JournalEntry, RecordChange } from "./journal-entries.ts";
 import { Mutex } from "./mutex.ts";
 import { PartitionView } from "./partition-view.ts";
 import { PendingWrites } from "./pending-writes.ts";
@@ -93,8 +93,16 @@ export class Partition implements SegmentOwner {
     return value;
   }
 
+  /**
+   * Follows a journal write of a change made to this partition by a batch, so that `clear`
+   * and compaction wait for it and the cache keeps its segments meanwhile.
+   */
+  follow(written: Promise<void>): Promise<void> {
+    return this.#writes.track(written);
+  }
+
   /** Applies an entry read back from the journal at start. */
-  async replay(entry: JournalEntry): Promise<void> {
+  async replay(entry: RecordChange | Extract<JournalEntry, { o: "clear" }>): Promise<void> {
     if (entry.o === "clear") return this.#removeFolder();
     const id = entry.o === "put" ? entry.r.id : entry.i;
     const segment = await this.view.segmentFor(id);

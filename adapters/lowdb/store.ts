@@ -1,4 +1,5 @@
 import {
+  type BatchOp,
   type Page,
   type Query,
   type Store,
@@ -7,6 +8,7 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "../../src/ports/store.ts";
+import { runBatch } from "./batch.ts";
 import { Compactor } from "./compactor.ts";
 import { lowdbError } from "./errors.ts";
 import { partitionFolder } from "./file-names.ts";
@@ -116,6 +118,26 @@ export class LowdbStore implements Store {
     );
   }
 
+  /** Atomic across partitions and crashes: one journal entry (see `batch.ts`). */
+  async batch(ops: readonly BatchOp[]) {
+    if (this.#closed) throw lowdbError("the store is closed");
+    const { journal } = await this.#open();
+    const touched = new Set<Partition>();
+    const partitionOf = (op: BatchOp) => {
+      const partition = this.#partitionOf(op.collection, op.partition, journal);
+      touched.add(partition);
+      return partition;
+    };
+    try {
+      return await runBatch(ops, partitionOf, journal);
+    } finally {
+      this.#cache.trim();
+      for (const partition of touched) {
+        if (partition.idle && partition.loadedCount === 0) this.#forget(partition);
+      }
+    }
+  }
+
   deletePartition(collection: string, partition: string) {
     return this.#within(collection, partition, (p) => p.clear());
   }
@@ -157,7 +179,9 @@ export class LowdbStore implements Store {
       compactor.start(journal);
       for (const old of replayed) {
         for (const entry of await readJournal(directory, old, warn)) {
-          await this.#partitionOf(entry.c, entry.p, journal).replay(entry);
+          for (const change of entry.o === "batch" ? entry.b : [entry]) {
+            await this.#partitionOf(change.c, change.p, journal).replay(change);
+          }
         }
       }
       if (replayed.length > 0) compactor.soon();

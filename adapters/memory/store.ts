@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { evaluateQuery } from "../../src/ports/evaluate-query.ts";
 import {
+  type BatchOp,
+  batchOpId,
+  checkBatch,
   type Page,
   type Query,
   type Store,
@@ -91,6 +94,24 @@ export function createMemoryStore(): Store {
         items: page.items.map((item) => structuredClone(item)),
         continuation: page.continuation,
       };
+    },
+
+    async batch(ops: readonly BatchOp[]) {
+      // Every condition is checked before anything is written; nothing awaits in between.
+      checkBatch(ops);
+      for (const op of ops) {
+        const entry = recordsOf(op.collection, op.partition).get(batchOpId(op));
+        if (op.op === "create") {
+          if (entry) throw new StoreConflictError("exists");
+        } else if (!entry) throw new StoreConflictError("etag", "record is missing");
+        else checkEtag(entry, op);
+      }
+      return ops.map((op) => {
+        const records = partitionOf(op.collection, op.partition);
+        if (op.op !== "delete") return put(records, op.record) as Stored<StoreRecord>;
+        records.delete(op.id);
+        return null;
+      });
     },
 
     async deletePartition(collection: string, partition: string) {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Context } from "../context.ts";
-import { StoreConflictError, type Stored } from "../ports/store.ts";
+import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
 
 /** Where a counter record lives. */
 export interface CounterKey {
@@ -108,4 +108,22 @@ export async function writeCounter(
     if (error instanceof StoreConflictError) return false;
     throw error;
   }
+}
+
+/**
+ * The batch op that writes a counter's whole `counts` (every name it holds, not only the
+ * one changed) conditionally on the counter as read: a replace on its etag, or a create
+ * when there was none (`stored` is `null`). In a `Store.batch` beside the record it
+ * counts, the count and the record are written together or not at all.
+ */
+export function counterOp(
+  key: CounterKey,
+  stored: Stored<CounterRecord> | null,
+  counts: Record<string, number>,
+): BatchOp {
+  const record: CounterRecord = { id: key.id, counts };
+  const place = { collection: key.collection, partition: key.partition };
+  return stored
+    ? { op: "replace", ...place, record, ifMatch: stored.etag }
+    : { op: "create", ...place, record };
 }

@@ -1,6 +1,7 @@
 import { type Context, collections } from "../context.ts";
 import { ServiceError } from "../errors.ts";
-import { adjustCount, type CounterKey } from "./counters.ts";
+import type { BatchOp } from "../ports/store.ts";
+import { adjustCount, type CounterKey, type CounterRecord, counterOp } from "./counters.ts";
 import { type QuotaName, quotaBodyField, quotaField } from "./customer-quotas.ts";
 import { customerOf, partnerIdOf } from "./customers.ts";
 
@@ -63,6 +64,32 @@ export async function takeQuota(
       await adjustCount(ctx, key, "used", -amount);
     },
   };
+}
+
+/**
+ * Reads what the account `ownerUserId` uses of a quota and answers the batch op that takes
+ * `amount` more of it, conditional on the counter as read, to write in one `Store.batch`
+ * with the record it counts (S2 and the monthly quota): a crash then leaves both or
+ * neither. A batch that fails on that condition must read again (call this again).
+ * @returns the op, or `null` when the account has no such quota (a local account)
+ * @throws {ServiceError} `quota_exceeded` (403) when the account would pass its quota
+ */
+export async function quotaOp(
+  ctx: Context,
+  ownerUserId: string,
+  quota: QuotaName,
+  amount = 1,
+  scope = "",
+): Promise<BatchOp | null> {
+  if (amount <= 0 || !partnerIdOf(ownerUserId)) return null;
+  const customer = await customerOf(ctx, ownerUserId);
+  if (!customer) return null;
+  const limit = Number(customer[quotaField(quota)]);
+  const key = quotaCounter(ownerUserId, quota, scopeOf(ctx, quota, scope));
+  const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+  const used = stored?.record.counts.used ?? 0;
+  if (used + amount > limit) throw quotaExceeded(quota, limit);
+  return counterOp(key, stored, { ...stored?.record.counts, used: used + amount });
 }
 
 /** Gives back `amount` of a quota, for a record of the account that was removed. */

@@ -4,7 +4,7 @@ import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
 import { NotFoundError, ServiceError, ValidationError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { StoreConflictError, type Stored } from "../ports/store.ts";
+import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
 import {
   claimAttachments,
@@ -12,7 +12,7 @@ import {
   fileIdsOf,
   releaseAttachments,
 } from "./attachment-claims.ts";
-import { adjustCount, type CounterRecord, writeCounter } from "./counters.ts";
+import { type CounterRecord, counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
 import {
@@ -21,13 +21,12 @@ import {
   formSnapshot,
   formVersionCount,
 } from "./form-snapshots.ts";
-import { type QuotaReservation, takeQuota } from "./quotas.ts";
+import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
 import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
-import { enqueueSubmissionCreated } from "./webhook-outbox.ts";
-import type { WebhookRecord } from "./webhooks.ts";
+import { enqueueSubmissionCreated, submissionCreatedOps } from "./webhook-outbox.ts";
 
 /** What S2 and S6 take (design.md §4). */
 export interface SubmissionInput {
@@ -41,13 +40,14 @@ interface QuantityLimitSettings {
 }
 
 /**
- * S2: stores a submission to a form open to the caller. The form's slot is reserved first
- * (so that `max_total_submissions` holds under concurrent posts), then its files are
- * claimed, then the record is written; a failure at any step takes back the steps before.
- * The form and its webhooks come from this instance's snapshots when the form's version in
- * its counter record says they are current (form-snapshots.ts); the slot is taken by a
- * write of that counter conditional on the etag read, so a form changed meanwhile makes it
- * start over with the new form.
+ * S2: stores a submission to a form open to the caller. The form's counter (its submission
+ * count and version, form-snapshots.ts) and, for a partner customer's form, the owner's
+ * monthly quota counter are read; then the raised counters, the submission and its webhook
+ * deliveries are written in ONE `Store.batch`, conditional on the counters' etags. So
+ * `max_total_submissions` and the quota hold under concurrent posts, a form changed
+ * meanwhile makes the post start over with the new form, and a crash leaves the counts
+ * equal to the records (all or nothing; see the Store port for Cosmos DB across
+ * partitions). Files are claimed before the batch and released when it fails for good.
  */
 export async function createSubmission(
   ctx: Context,
@@ -57,7 +57,9 @@ export async function createSubmission(
   device: Device,
 ) {
   const draft = input.is_draft_submission ?? false;
+  const id = newId();
   let checked: CheckedPost | undefined;
+  let claimed: string[] = [];
   try {
     for (let attempt = 1; ; attempt++) {
       const key = formCounter(formId);
@@ -66,79 +68,70 @@ export async function createSubmission(
       const snapshot = await formSnapshot(ctx, formId, version);
       if (!snapshot) throw formNotFound();
       if (checked?.snapshot !== snapshot) {
-        await checked?.monthly.giveBack();
+        await releaseAttachments(ctx, formId, claimed);
+        claimed = [];
         checked = undefined;
         checked = await checkPost(ctx, caller, formId, snapshot, input.form_fields, draft);
+        const definition = snapshot.form.form_definition;
+        claimed = await claimAttachments(ctx, formId, id, definition, checked.values);
       }
-      const slot = await takeSlot(ctx, formId, counter, checked.limit);
-      if (slot === "full") {
+      const submissions = (counter?.record.counts.submissions ?? 0) + 1;
+      if (submissions > checked.limit) {
         throw new ServiceError(
           "form_closed",
           "This form has received all the submissions it takes",
         );
       }
-      if (slot === "taken") {
+      const owner = snapshot.form.owner_user_id;
+      const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
+      const submission = submissionOf(ctx, snapshot, id, checked.values, caller, device, draft);
+      // The whole counts, so that counts other code keeps in this record stay as they were.
+      const counts = { ...counter?.record.counts, submissions };
+      const ops: BatchOp[] = [
+        counterOp(key, counter, counts),
+        ...(monthly ? [monthly] : []),
+        {
+          op: "create",
+          collection: collections.submissions,
+          partition: formId,
+          record: submission,
+        },
+        ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
+      ];
+      if (await written(ctx, ops)) {
         // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
         if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
-        break;
+        if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
+        return {
+          id,
+          message: "Submission posted successfully",
+          ...thanksPageOf(snapshot.form),
+          cloud_database_post_expected_but_failed: false,
+          email_address_post_expected_but_failed: false,
+          actionSuccessful: true,
+        };
       }
       if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
       // A little jitter keeps a crowd of posters from colliding in lock step.
       await sleep(Math.random() * Math.min(attempt, 20));
     }
   } catch (error) {
-    await checked?.monthly.giveBack();
-    throw error;
-  }
-  const { snapshot, values, monthly } = checked;
-  const { form } = snapshot;
-  const id = newId();
-  let claimed: string[] = [];
-  try {
-    claimed = await claimAttachments(ctx, formId, id, form.form_definition, values);
-    await storeSubmission(
-      ctx,
-      {
-        form_id: formId,
-        stale_form_name: form.form_configuration.settings.form_name,
-        created_by_verified_email_address: caller?.email ?? "",
-        created_by_device: device,
-        form_fields: values,
-        search_words: searchWordsOf(form.form_definition, values),
-        is_draft_submission: draft,
-        id,
-        ...createdAt(ctx.now()),
-      },
-      snapshot.webhooks,
-    );
-  } catch (error) {
     await releaseAttachments(ctx, formId, claimed);
-    await adjustCount(ctx, formCounter(formId), "submissions", -1);
-    await monthly.giveBack();
     throw error;
   }
-  return {
-    id,
-    message: "Submission posted successfully",
-    ...thanksPageOf(form),
-    cloud_database_post_expected_but_failed: false,
-    email_address_post_expected_but_failed: false,
-    actionSuccessful: true,
-  };
 }
 
 const slotAttempts = 200;
 
-/** A post checked against one snapshot of its form, with the owner's monthly quota taken. */
+/** A post checked against one snapshot of its form. */
 interface CheckedPost {
   snapshot: FormSnapshot;
   values: SubmittedField[];
   /** The form's `max_total_submissions`, or infinity. */
   limit: number;
-  monthly: QuotaReservation;
 }
 
-/** Checks a post against the form as `snapshot` has it, then takes the monthly quota. */
+/** Checks a post against the form as `snapshot` has it. */
 async function checkPost(
   ctx: Context,
   caller: Caller | null,
@@ -160,24 +153,45 @@ async function checkPost(
     form.owner_user_id,
   );
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
-  const monthly = await takeQuota(ctx, form.owner_user_id, "monthly_form_submissions");
-  return { snapshot, values, limit, monthly };
+  return { snapshot, values, limit };
+}
+
+/** The record of a new submission. */
+function submissionOf(
+  ctx: Context,
+  { form }: FormSnapshot,
+  id: string,
+  values: SubmittedField[],
+  caller: Caller | null,
+  device: Device,
+  draft: boolean,
+): SubmissionRecord {
+  return {
+    form_id: form.id,
+    stale_form_name: form.form_configuration.settings.form_name,
+    created_by_verified_email_address: caller?.email ?? "",
+    created_by_device: device,
+    form_fields: values,
+    search_words: searchWordsOf(form.form_definition, values),
+    is_draft_submission: draft,
+    id,
+    ...createdAt(ctx.now()),
+  };
 }
 
 /**
- * Adds one to the form's submission count, written conditionally on the counter as read
- * (`null`: none yet). @returns "full" past `limit`, "conflict" when the counter changed.
+ * Writes `ops` as one batch. @returns `false` when a condition failed (a counter changed
+ * since it was read, or another request created it first: read again and decide again);
+ * nothing is written then.
  */
-async function takeSlot(
-  ctx: Context,
-  formId: string,
-  counter: Stored<CounterRecord> | null,
-  limit: number,
-): Promise<"taken" | "full" | "conflict"> {
-  const next = (counter?.record.counts.submissions ?? 0) + 1;
-  if (next > limit) return "full";
-  const counts = { ...counter?.record.counts, submissions: next };
-  return (await writeCounter(ctx, formCounter(formId), counter, counts)) ? "taken" : "conflict";
+async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
+  try {
+    await ctx.store.batch(ops);
+    return true;
+  } catch (error) {
+    if (error instanceof StoreConflictError) return false;
+    throw error;
+  }
 }
 
 /**
@@ -232,39 +246,39 @@ export async function updateSubmission(
   };
 }
 
-/** S7: deletes a submission, its files, and frees its slot on the form. */
+/**
+ * S7: deletes a submission and frees its slot on the form in one `Store.batch`, conditional
+ * on both as read (a crash leaves both or neither), then deletes its files.
+ */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
-  const { record, etag } = await readSubmission(ctx, form.id, submissionId);
-  const deleted = await ctx.store.delete(collections.submissions, form.id, record.id, {
-    ifMatch: etag,
-  });
-  if (deleted) {
-    await deleteAttachments(ctx, form, fileIdsOf(form.form_definition, record.form_fields));
-    await adjustCount(ctx, formCounter(form.id), "submissions", -1);
+  let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
+  const key = formCounter(form.id);
+  for (let attempt = 1; stored; attempt++) {
+    const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+    const submissions = Math.max(0, (counter?.record.counts.submissions ?? 0) - 1);
+    const ops: BatchOp[] = [
+      {
+        op: "delete",
+        collection: collections.submissions,
+        partition: form.id,
+        id: submissionId,
+        ifMatch: stored.etag,
+      },
+      counterOp(key, counter, { ...counter?.record.counts, submissions }),
+    ];
+    if (await written(ctx, ops)) {
+      const { form_fields } = stored.record;
+      await deleteAttachments(ctx, form, fileIdsOf(form.form_definition, form_fields));
+      break;
+    }
+    if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
+    await sleep(Math.random() * Math.min(attempt, 20));
+    stored = await ctx.store.get<SubmissionRecord>(collections.submissions, form.id, submissionId);
   }
   return {
     message: "Form submission has been deleted successfully",
-    form_submission_item_deleted: deleted,
+    form_submission_item_deleted: stored !== null,
   };
-}
-
-/**
- * Writes a new submission and, unless it is a draft, queues its deliveries to `webhooks` before
- * anyone is told it exists; if queueing fails, the submission is taken back.
- */
-async function storeSubmission(
-  ctx: Context,
-  submission: SubmissionRecord,
-  webhooks: readonly WebhookRecord[],
-) {
-  await ctx.store.create(collections.submissions, submission.form_id, submission);
-  if (submission.is_draft_submission) return;
-  try {
-    await enqueueSubmissionCreated(ctx, submission, webhooks);
-  } catch (error) {
-    await ctx.store.delete(collections.submissions, submission.form_id, submission.id);
-    throw error;
-  }
 }
 
 /** Reads a submission of a form. @throws {NotFoundError} when there is none. */

@@ -1,5 +1,6 @@
 import { type Context, collections } from "../context.ts";
 import { newId } from "../ids.ts";
+import type { BatchOp } from "../ports/store.ts";
 import type { AttemptOutcome } from "../ports/webhook-sender.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
 import type { SubmissionRecord } from "./submission-record.ts";
@@ -46,9 +47,7 @@ export const outboxPartition = "due";
 
 /**
  * Queues one delivery per webhook of the submission's form (`known`, when the caller has
- * them at hand, else read from the store), durably, before S2 answers.
- * If a write fails part way, the deliveries queued so far are taken back and the error
- * goes to the caller, which then takes back the submission too.
+ * them at hand, else read from the store), durably, in one `Store.batch`: all or none.
  */
 export async function enqueueSubmissionCreated(
   ctx: Context,
@@ -58,39 +57,65 @@ export async function enqueueSubmissionCreated(
   const webhooks =
     known ?? (await ctx.store.query<WebhookRecord>(collections.webhooks, submission.form_id)).items;
   if (webhooks.length === 0) return;
+  await ctx.store.batch(submissionCreatedOps(ctx, submission, webhooks));
+  ctx.nudgeWebhooks();
+}
+
+/**
+ * The batch ops that queue one delivery of a new submission per webhook in `webhooks` (its
+ * delivery record and its outbox entry), for S2 to write in the batch of the submission.
+ * Call `ctx.nudgeWebhooks()` once they are written.
+ */
+export function submissionCreatedOps(
+  ctx: Context,
+  submission: SubmissionRecord,
+  webhooks: readonly WebhookRecord[],
+): BatchOp[] {
+  const ops: BatchOp[] = [];
+  if (webhooks.length === 0) return ops;
   const payload = JSON.stringify({
     type: "form_submission.created",
     timestamp: ctx.now().toISOString(),
     data: { form_id: submission.form_id, form_submission: submission },
   });
-  const queued: DeliveryRecord[] = [];
-  try {
-    for (const webhook of webhooks) {
-      const delivery: DeliveryRecord = {
-        id: newId(),
-        webhook_id: webhook.id,
-        form_id: submission.form_id,
-        submission_id: submission.id,
-        event_type: "form_submission.created",
-        payload,
-        status: "pending",
-        attempts: [],
-        ...createdAt(ctx.now()),
-      };
-      await ctx.store.create(collections.webhookDeliveries, webhook.id, delivery);
-      queued.push(delivery);
-      await queueDelivery(ctx, delivery);
-    }
-  } catch (error) {
-    for (const delivery of queued) await dropDelivery(ctx, delivery);
-    throw error;
+  for (const webhook of webhooks) {
+    const delivery: DeliveryRecord = {
+      id: newId(),
+      webhook_id: webhook.id,
+      form_id: submission.form_id,
+      submission_id: submission.id,
+      event_type: "form_submission.created",
+      payload,
+      status: "pending",
+      attempts: [],
+      ...createdAt(ctx.now()),
+    };
+    ops.push(
+      {
+        op: "create",
+        collection: collections.webhookDeliveries,
+        partition: webhook.id,
+        record: delivery,
+      },
+      {
+        op: "create",
+        collection: collections.webhookOutbox,
+        partition: outboxPartition,
+        record: outboxEntryOf(ctx, delivery),
+      },
+    );
   }
-  ctx.nudgeWebhooks();
+  return ops;
 }
 
 /** Puts a delivery in the outbox, due now, with its attempt count reset. */
 export async function queueDelivery(ctx: Context, delivery: DeliveryRecord) {
-  const entry: OutboxEntry = {
+  await ctx.store.create(collections.webhookOutbox, outboxPartition, outboxEntryOf(ctx, delivery));
+}
+
+/** The outbox entry of a delivery, due now, with its attempt count reset. */
+function outboxEntryOf(ctx: Context, delivery: DeliveryRecord): OutboxEntry {
+  return {
     id: delivery.id,
     form_id: delivery.form_id,
     webhook_id: delivery.webhook_id,
@@ -98,10 +123,4 @@ export async function queueDelivery(ctx: Context, delivery: DeliveryRecord) {
     lease_owner: null,
     attempts_made: 0,
   };
-  await ctx.store.create(collections.webhookOutbox, outboxPartition, entry);
-}
-
-async function dropDelivery(ctx: Context, delivery: DeliveryRecord) {
-  await ctx.store.delete(collections.webhookOutbox, outboxPartition, delivery.id);
-  await ctx.store.delete(collections.webhookDeliveries, delivery.webhook_id, delivery.id);
 }

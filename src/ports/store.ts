@@ -4,7 +4,8 @@
  * Records are JSON objects with a string `id`, grouped in named collections and, inside a
  * collection, in partitions. Every operation names its partition, so that the contract maps
  * onto Cosmos DB (one container per collection, the partition as partition key) and onto
- * files (one set of files per partition). There is no cross-partition operation on purpose.
+ * files (one set of files per partition). The one operation that spans partitions is
+ * {@link Store.batch}, for a record and the counters that count it.
  *
  * Calls may overlap; each single call is atomic. Optimistic concurrency uses opaque etags:
  * a write with `ifMatch` succeeds only if the stored record still carries that etag.
@@ -70,6 +71,22 @@ export interface Store {
   ): Promise<Page<T>>;
 
   /**
+   * Writes several records together, all or nothing: every op's condition is checked
+   * first (a create's id must be free, a replace's or delete's record must exist and match
+   * its `ifMatch`), and if any fails nothing is written and it throws. Ops run in order and
+   * may name any collection and partition, but at most one op per record.
+   *
+   * Memory and lowdb apply a batch atomically, also across a crash (lowdb journals it as one
+   * entry). Cosmos DB applies a batch whose ops share one partition key as one transactional
+   * batch; any other batch is applied op by op and the ops applied are undone when a later
+   * one fails, so a crash in the middle, or concurrent readers, can see part of it.
+   * @returns per op: the written record and its etag (create, replace), or `null` (delete)
+   * @throws {StoreConflictError} `"exists"` for a create of an id already there, `"etag"`
+   *   for a replace or delete whose record is missing or has another etag
+   */
+  batch(ops: readonly BatchOp[]): Promise<(Stored<StoreRecord> | null)[]>;
+
+  /**
    * Deletes every record of one partition.
    * @returns how many records were deleted.
    */
@@ -95,6 +112,36 @@ export interface Stored<T> {
 export interface WriteOptions {
   /** Write only if the stored record still has this etag. */
   ifMatch?: string;
+}
+
+/** One write of a {@link Store.batch}, naming its collection and partition. */
+export type BatchOp =
+  | { op: "create"; collection: string; partition: string; record: StoreRecord }
+  | {
+      op: "replace";
+      collection: string;
+      partition: string;
+      record: StoreRecord;
+      ifMatch?: string;
+    }
+  | { op: "delete"; collection: string; partition: string; id: string; ifMatch?: string };
+
+/** The id of the record a batch op writes. */
+export function batchOpId(op: BatchOp): string {
+  return op.op === "delete" ? op.id : op.record.id;
+}
+
+/**
+ * Checks the shape a batch must have: at most one op per record.
+ * @throws {TypeError} when two ops write the same record
+ */
+export function checkBatch(ops: readonly BatchOp[]): void {
+  const seen = new Set<string>();
+  for (const op of ops) {
+    const key = JSON.stringify([op.collection, op.partition, batchOpId(op)]);
+    if (seen.has(key)) throw new TypeError("a batch writes each record at most once");
+    seen.add(key);
+  }
 }
 
 /** A scalar a condition compares with. Strings compare by code unit, numbers numerically. */

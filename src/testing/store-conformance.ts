@@ -33,6 +33,11 @@ interface Item extends StoreRecord {
   nested?: unknown;
 }
 
+/** A record of the suite, typed for batch ops. */
+function item(id: string, n: number): Item {
+  return { id, n };
+}
+
 /**
  * The Store contract as tests: every adapter runs this unchanged (see `src/ports/store.ts`).
  * Call it at the top level of a test file.
@@ -170,6 +175,124 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       assert.equal((await store.get<Item>("things", "p", "a"))?.record.n, 2);
     });
 
+    it("writes a batch across collections and partitions and returns each etag", async () => {
+      const store = await fresh();
+      const kept = await store.create<Item>("things", "p1", { id: "a", n: 1 });
+      await store.create<Item>("others", "p2", { id: "gone", n: 2 });
+      const results = await store.batch([
+        { op: "create", collection: "things", partition: "p2", record: item("b", 3) },
+        {
+          op: "replace",
+          collection: "things",
+          partition: "p1",
+          record: item("a", 4),
+          ifMatch: kept.etag,
+        },
+        { op: "delete", collection: "others", partition: "p2", id: "gone" },
+      ]);
+      assert.equal(results.length, 3);
+      assert.deepEqual(results[0], await store.get("things", "p2", "b"));
+      assert.deepEqual(results[1], await store.get("things", "p1", "a"));
+      assert.equal((results[1]?.record as Item | undefined)?.n, 4);
+      assert.equal(results[2], null);
+      assert.equal(await store.get("others", "p2", "gone"), null);
+    });
+
+    for (const shape of ["one partition", "several partitions"]) {
+      it(`writes nothing of a batch with a failed condition (${shape})`, async () => {
+        const store = await fresh();
+        const other = shape === "one partition" ? "p" : "q";
+        const a = await store.create<Item>("things", "p", { id: "a", n: 1 });
+        await store.create<Item>("things", other, { id: "b", n: 2 });
+        await store.replace<Item>("things", "p", { id: "a", n: 5 });
+        const before = await store.get<Item>("things", "p", "a");
+        const attempts: [string, Parameters<Store["batch"]>[0]][] = [
+          [
+            "etag",
+            [
+              { op: "create", collection: "things", partition: other, record: item("c", 3) },
+              { op: "delete", collection: "things", partition: other, id: "b" },
+              {
+                op: "replace",
+                collection: "things",
+                partition: "p",
+                record: item("a", 9),
+                ifMatch: a.etag,
+              },
+            ],
+          ],
+          [
+            "etag",
+            [
+              { op: "create", collection: "things", partition: other, record: item("c", 3) },
+              { op: "delete", collection: "things", partition: "p", id: "a", ifMatch: a.etag },
+            ],
+          ],
+          [
+            "etag",
+            [
+              { op: "delete", collection: "things", partition: other, id: "b" },
+              { op: "replace", collection: "things", partition: "p", record: item("x", 0) },
+            ],
+          ],
+          [
+            "exists",
+            [
+              { op: "delete", collection: "things", partition: other, id: "b" },
+              { op: "create", collection: "things", partition: "p", record: item("a", 0) },
+            ],
+          ],
+        ];
+        for (const [reason, ops] of attempts) {
+          await assert.rejects(
+            store.batch(ops),
+            (error) => error instanceof StoreConflictError && error.reason === reason,
+          );
+          assert.deepEqual(await store.get<Item>("things", "p", "a"), before);
+          assert.equal((await store.get<Item>("things", other, "b"))?.record.n, 2);
+          assert.equal(await store.get("things", other, "c"), null);
+          assert.equal(await store.get("things", "p", "x"), null);
+        }
+      });
+    }
+
+    it("lets exactly one of many concurrent conditional batches win", async () => {
+      const store = await fresh();
+      const counter = await store.create<Item>("counters", "p", { id: "c", n: 0 });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) =>
+          store.batch([
+            {
+              op: "replace",
+              collection: "counters",
+              partition: "p",
+              record: item("c", 1),
+              ifMatch: counter.etag,
+            },
+            { op: "create", collection: "things", partition: "q", record: item(`r${i}`, i) },
+          ]),
+        ),
+      );
+      const won = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+      assert.equal(won.length, 1);
+      assert.equal((await store.query("things", "q")).items.length, 1);
+      // The losers took nothing back of the winner's write.
+      assert.deepEqual(await store.get("counters", "p", "c"), won[0]?.[0]);
+    });
+
+    it("refuses a batch that writes one record twice", async () => {
+      const store = await fresh();
+      const record = { id: "a", n: 1 };
+      await assert.rejects(
+        store.batch([
+          { op: "create", collection: "things", partition: "p", record },
+          { op: "replace", collection: "things", partition: "p", record },
+        ]),
+        TypeError,
+      );
+      assert.equal(await store.get("things", "p", "a"), null);
+    });
+
     it("filters with every kind of condition", async () => {
       const store = await fresh();
       for (let n = 0; n < 6; n++) {
@@ -273,13 +396,19 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         await store.replace<Item>("things", "p0", { id: "r0", n: -1 });
         await store.delete("things", "p1", "r1");
         await store.deletePartition("things", "p2");
+        await store.batch([
+          { op: "create", collection: "things", partition: "p0", record: item("b1", 1) },
+          { op: "delete", collection: "things", partition: "p1", id: "r4" },
+          { op: "create", collection: "others", partition: "p2", record: item("b2", 2) },
+        ]);
         const again = await reopen(store);
         open = [again];
         assert.equal((await again.get<Item>("things", "p0", "r0"))?.record.n, -1);
         assert.equal(await again.get("things", "p1", "r1"), null);
-        assert.equal((await again.query("things", "p1")).items.length, 66);
+        assert.equal((await again.query("things", "p1")).items.length, 65);
         assert.equal((await again.query("things", "p2")).items.length, 0);
-        assert.equal((await again.query("things", "p0")).items.length, 67);
+        assert.equal((await again.query("things", "p0")).items.length, 68);
+        assert.equal((await again.get<Item>("others", "p2", "b2"))?.record.n, 2);
       });
     }
 

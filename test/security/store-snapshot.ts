@@ -41,6 +41,10 @@ export function snapshotStore(store: Store): SnapshotStore {
       store.delete(collection, partition, id, options),
     query: (collection, partition, query) => store.query(collection, partition, query),
     deletePartition: (collection, partition) => store.deletePartition(collection, partition),
+    batch(ops) {
+      for (const op of ops) if (op.op !== "delete") remember(op.collection, op.partition);
+      return store.batch(ops);
+    },
     close: () => store.close(),
     async capture() {
       const capture: Capture = [];

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { type Store, StoreConflictError } from "../../src/index.ts";
+import { ServiceError, type Store } from "../../src/index.ts";
 import { formInput, uploadBytes } from "../helpers.ts";
 import { customerBody, withPartner } from "../partners/setup.ts";
 import { submit, upload, withFiles } from "../submissions/setup.ts";
@@ -117,12 +117,13 @@ describe("the cap on unclaimed upload bytes per form", () => {
     const store = createMemoryStore();
     let failNextSubmission = false;
     const failing: Store = Object.create(store);
-    failing.create = (collection, partition, record) => {
-      if (collection === "submissions" && failNextSubmission) {
+    // S2 writes its submission in a batch with the form's counter: fail that batch.
+    failing.batch = (ops) => {
+      if (ops.some((op) => op.collection === "submissions") && failNextSubmission) {
         failNextSubmission = false;
-        return Promise.reject(new StoreConflictError("exists"));
+        return Promise.reject(new ServiceError("service_unavailable", "the store is down"));
       }
-      return store.create(collection, partition, record);
+      return store.batch(ops);
     };
     const env = await withFiles({
       store: failing,
@@ -131,7 +132,7 @@ describe("the cap on unclaimed upload bytes per form", () => {
     const file = (await upload(env, { bytes: "x".repeat(300) })).body.id;
     failNextSubmission = true;
     const lost = await submit(env, { name_1: "Ada", cv_9: file });
-    assert.equal(lost.status, 409, JSON.stringify(lost.body));
+    assert.equal(lost.status, 503, JSON.stringify(lost.body));
     assert.equal(await unclaimed(store, env.formId), 300, "released by the failed S2");
     const posted = await submit(env, { name_1: "Ada", cv_9: file });
     assert.equal(posted.status, 200, JSON.stringify(posted.body));

@@ -23,6 +23,7 @@ function bind(store: Store): Store {
     delete: store.delete.bind(store),
     query: store.query.bind(store),
     deletePartition: store.deletePartition.bind(store),
+    batch: store.batch.bind(store),
     close: store.close.bind(store),
   };
 }

@@ -1,0 +1,92 @@
+import {
+  type BatchOp,
+  batchOpId,
+  checkBatch,
+  StoreConflictError,
+  type Stored,
+  type StoreRecord,
+} from "../../src/ports/store.ts";
+import type { Journal } from "./journal.ts";
+import type { RecordChange } from "./journal-entries.ts";
+import type { Partition } from "./partition.ts";
+
+/**
+ * Runs a `Store.batch` over the partitions it names (`partitionOf` gives the one of an op).
+ * It queues on every partition's operation chain at once, synchronously, so two batches
+ * queue in the same order everywhere and cannot wait for each other; once it holds them
+ * all, it checks every op, makes the changes in memory, and appends them to the journal as
+ * ONE entry: replay applies all of it or, when the crash tore it, none. A failed journal
+ * write undoes every change, as for a single write.
+ */
+export async function runBatch(
+  ops: readonly BatchOp[],
+  partitionOf: (op: BatchOp) => Partition,
+  journal: Journal,
+): Promise<(Stored<StoreRecord> | null)[]> {
+  const targets = ops.map(partitionOf);
+  checkBatch(ops);
+  let written: Promise<void> = Promise.resolve();
+  const results = await holdAll([...new Set(targets)], async () => {
+    const undo: (() => void)[] = [];
+    const changes: RecordChange[] = [];
+    const results: (Stored<StoreRecord> | null)[] = [];
+    const undoAll = () => {
+      for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
+    };
+    try {
+      for (const [index, op] of ops.entries()) {
+        const partition = targets[index] as Partition;
+        const id = batchOpId(op);
+        const segment = await partition.view.segmentFor(id);
+        const before = segment.records.get(id);
+        if (op.op === "create" && before) throw new StoreConflictError("exists");
+        if (op.op !== "create") {
+          if (!before) throw new StoreConflictError("etag", "record is missing");
+          if (op.ifMatch !== undefined && op.ifMatch !== before.etag) {
+            throw new StoreConflictError("etag");
+          }
+        }
+        const place = { c: partition.collection, p: partition.name };
+        if (op.op === "delete") {
+          segment.remove(id);
+          changes.push({ ...place, o: "del", i: id });
+          results.push(null);
+        } else {
+          const stored = segment.put(op.record);
+          const after = segment.records.get(id) as { record: StoreRecord; etag: string };
+          changes.push({ ...place, o: "put", r: after.record, e: after.etag });
+          results.push(stored);
+        }
+        undo.push(() => segment.set(id, before));
+      }
+    } catch (error) {
+      undoAll();
+      throw error;
+    }
+    written = journal.append({ o: "batch", b: changes }, undoAll);
+    for (const partition of new Set(targets)) partition.follow(written);
+    return results;
+  });
+  await written;
+  return results;
+}
+
+/** Runs `body` while holding the operation chain of every one of `partitions`. */
+function holdAll<T>(partitions: Partition[], body: () => Promise<T>): Promise<T> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const held = partitions.map(
+    (partition) =>
+      new Promise<void>((resolve) => {
+        void partition.run(() => {
+          resolve();
+          return released;
+        });
+      }),
+  );
+  return Promise.all(held)
+    .then(body)
+    .finally(() => release());
+}

@@ -152,13 +152,7 @@ async function checkPost(
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }
-  const values = await checkSubmittedValues(
-    ctx,
-    form.form_definition,
-    fields,
-    draft,
-    form.owner_user_id,
-  );
+  const values = await checkSubmittedValues(ctx, form.form_definition, fields, draft, snapshot);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
   const monthly = await takeQuota(ctx, form.owner_user_id, "monthly_form_submissions");
   return { snapshot, values, limit, monthly };

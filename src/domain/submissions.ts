@@ -8,8 +8,10 @@ import { StoreConflictError, type Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
 import {
   claimAttachments,
+  claimRead,
   deleteAttachments,
   fileIdsOf,
+  readClaimable,
   releaseAttachments,
 } from "./attachment-claims.ts";
 import { adjustCount, type CounterRecord, writeCounter } from "./counters.ts";
@@ -23,9 +25,10 @@ import {
 } from "./form-snapshots.ts";
 import { type QuotaReservation, takeQuota } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
-import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
+import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
+import { countUnclaimedBytes, unclaimedBytesCount } from "./unclaimed-uploads.ts";
 import { enqueueSubmissionCreated } from "./webhook-outbox.ts";
 import type { WebhookRecord } from "./webhooks.ts";
 
@@ -47,7 +50,9 @@ interface QuantityLimitSettings {
  * The form and its webhooks come from this instance's snapshots when the form's version in
  * its counter record says they are current (form-snapshots.ts); the slot is taken by a
  * write of that counter conditional on the etag read, so a form changed meanwhile makes it
- * start over with the new form.
+ * start over with the new form. Its files are read with the form's checks, and the same
+ * counter write gives their bytes back to the form's cap on unclaimed uploads
+ * (unclaimed-uploads.ts) before they are claimed.
  */
 export async function createSubmission(
   ctx: Context,
@@ -57,6 +62,7 @@ export async function createSubmission(
   device: Device,
 ) {
   const draft = input.is_draft_submission ?? false;
+  const id = newId();
   let checked: CheckedPost | undefined;
   try {
     for (let attempt = 1; ; attempt++) {
@@ -68,9 +74,9 @@ export async function createSubmission(
       if (checked?.snapshot !== snapshot) {
         await checked?.monthly.giveBack();
         checked = undefined;
-        checked = await checkPost(ctx, caller, formId, snapshot, input.form_fields, draft);
+        checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
       }
-      const slot = await takeSlot(ctx, formId, counter, checked.limit);
+      const slot = await takeSlot(ctx, formId, counter, checked);
       if (slot === "full") {
         throw new ServiceError(
           "form_closed",
@@ -90,12 +96,11 @@ export async function createSubmission(
     await checked?.monthly.giveBack();
     throw error;
   }
-  const { snapshot, values, monthly } = checked;
+  const { snapshot, values, monthly, claims } = checked;
   const { form } = snapshot;
-  const id = newId();
   let claimed: string[] = [];
   try {
-    claimed = await claimAttachments(ctx, formId, id, form.form_definition, values);
+    claimed = await claimRead(ctx, formId, id, claims, false);
     await storeSubmission(
       ctx,
       {
@@ -112,7 +117,8 @@ export async function createSubmission(
       snapshot.webhooks,
     );
   } catch (error) {
-    await releaseAttachments(ctx, formId, claimed);
+    await releaseAttachments(ctx, formId, claimed, false);
+    await countUnclaimedBytes(ctx, formId, bytesOf(claims));
     await adjustCount(ctx, formCounter(formId), "submissions", -1);
     await monthly.giveBack();
     throw error;
@@ -129,6 +135,11 @@ export async function createSubmission(
 
 const slotAttempts = 200;
 
+/** The bytes of the files `claims` holds. */
+function bytesOf(claims: Stored<AttachmentRecord>[]): number {
+  return claims.reduce((sum, { record }) => sum + record.file_size, 0);
+}
+
 /** A post checked against one snapshot of its form, with the owner's monthly quota taken. */
 interface CheckedPost {
   snapshot: FormSnapshot;
@@ -136,41 +147,54 @@ interface CheckedPost {
   /** The form's `max_total_submissions`, or infinity. */
   limit: number;
   monthly: QuotaReservation;
+  /** The files the post names that it is to claim, as read (attachment-claims.ts). */
+  claims: Stored<AttachmentRecord>[];
 }
 
-/** Checks a post against the form as `snapshot` has it, then takes the monthly quota. */
+/**
+ * Checks a post (to be stored as `submissionId`) against the form as `snapshot` has it,
+ * reads the files it claims, then takes the monthly quota.
+ */
 async function checkPost(
   ctx: Context,
   caller: Caller | null,
-  formId: string,
+  submissionId: string,
   snapshot: FormSnapshot,
   fields: SubmittedField[],
   draft: boolean,
 ): Promise<CheckedPost> {
+  const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
   const limits = (form.form_configuration.quantitylimitsettings ?? {}) as QuantityLimitSettings;
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }
   const values = await checkSubmittedValues(ctx, form.form_definition, fields, draft, snapshot);
+  const claims = await readClaimable(ctx, formId, submissionId, form.form_definition, values);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
   const monthly = await takeQuota(ctx, form.owner_user_id, "monthly_form_submissions");
-  return { snapshot, values, limit, monthly };
+  return { snapshot, values, limit, monthly, claims };
 }
 
 /**
- * Adds one to the form's submission count, written conditionally on the counter as read
- * (`null`: none yet). @returns "full" past `limit`, "conflict" when the counter changed.
+ * Adds one to the form's submission count, and takes the bytes of the files the post claims
+ * off its unclaimed uploads, written conditionally on the counter as read (`null`: none
+ * yet). @returns "full" past the form's limit, "conflict" when the counter changed.
  */
 async function takeSlot(
   ctx: Context,
   formId: string,
   counter: Stored<CounterRecord> | null,
-  limit: number,
+  { limit, claims }: CheckedPost,
 ): Promise<"taken" | "full" | "conflict"> {
   const next = (counter?.record.counts.submissions ?? 0) + 1;
   if (next > limit) return "full";
-  const counts = { ...counter?.record.counts, submissions: next };
+  const counts: Record<string, number> = { ...counter?.record.counts, submissions: next };
+  const claimed = bytesOf(claims);
+  if (claimed > 0) {
+    const unclaimed = counts[unclaimedBytesCount] ?? 0;
+    counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimed);
+  }
   return (await writeCounter(ctx, formCounter(formId), counter, counts)) ? "taken" : "conflict";
 }
 

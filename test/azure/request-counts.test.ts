@@ -22,7 +22,7 @@ const expected: Record<string, number> = {
   "D6 delete a datalist entry": 4,
   "S2 post a text-only submission, first after a form change": 6,
   "S3 upload an attachment (anonymous)": 7,
-  "S2 post a submission with a file and a datalist value": 8,
+  "S2 post a submission with a file and a datalist value": 6,
   "S2 post a text-only submission": 3,
   "S1 read a submission with one attachment": 5,
   "S4 link to an attachment": 4,

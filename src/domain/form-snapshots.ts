@@ -1,5 +1,5 @@
 /**
- * The forms S2 posts to, held in memory by each service instance with their webhooks, and
+ * The forms S2 posts to and F5 renders, held in memory by each service instance with their webhooks, and
  * checked against the form's version on every use (issue 12).
  *
  * The version is a count, `form_version`, in the form's counter record (`form_counters`),
@@ -20,6 +20,12 @@
  * change counts as made just before the change. A writer that dies in that window leaves
  * snapshots of the old form in use until the next change or a restart of the readers;
  * writers of a version before this one never move it (upgrade every instance together).
+ * A counter write that lands after F3 deleted the counter (an S3 racing the delete) starts
+ * the version at 0 again; a count taken down on a missing counter never recreates it.
+ *
+ * F5 uses the same snapshots. They also hold which of the datalists the form names its
+ * owner holds: that changes only when a datalist is deleted, which deletes its entries too,
+ * and the entries are read by every F5 and S2.
  */
 import { type Context, collections } from "../context.ts";
 import { adjustCount, type CounterKey, type CounterRecord } from "./counters.ts";

@@ -1,6 +1,7 @@
 /** Deleting every item of one partition key: read the ids page by page, delete in batches. */
 import type { Container, OperationInput } from "@azure/cosmos";
 import { isNotFound } from "./errors.ts";
+import { withoutQueryPlan } from "./query-plan.ts";
 import { idsSpecOf } from "./query-spec.ts";
 
 /** Transactional batches take at most 100 operations, all in one partition key. */
@@ -18,13 +19,13 @@ export async function deleteAllItems(container: Container, pk: string): Promise<
   let deleted = 0;
   let continuationToken: string | undefined;
   do {
-    const page = await container.items
-      .query<{ id: string }>(idsSpecOf(pk), {
+    const page = await withoutQueryPlan(
+      container.items.query<{ id: string }>(idsSpecOf(pk), {
         partitionKey: pk,
         maxItemCount: batchSize,
         continuationToken,
-      })
-      .fetchNext();
+      }),
+    ).fetchNext();
     const ids = page.resources.map((item) => item.id);
     if (ids.length > 0) deleted += await deleteIds(container, pk, ids);
     continuationToken = page.continuationToken || undefined;

@@ -15,6 +15,7 @@ import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
 import { type Item, itemIdOf, itemOf, partitionKeyOf, recordOf, storedOf } from "./documents.ts";
 import { cosmosError, isNotFound, statusOf, translate } from "./errors.ts";
 import { deleteAllItems } from "./partition-delete.ts";
+import { withoutQueryPlan } from "./query-plan.ts";
 import { querySpecOf } from "./query-spec.ts";
 import { retryRead } from "./read-retry.ts";
 
@@ -88,15 +89,15 @@ export class CosmosStore implements Store {
       do {
         const maxItemCount = Math.min(limit - items.length, unlimitedPageSize);
         const options = { partitionKey: pk, maxItemCount, continuationToken: token };
-        const page = await retryRead(() => c.items.query<Item>(spec, options).fetchNext()).catch(
-          (error: unknown) => {
-            // A token the store issued but Cosmos DB no longer accepts (a changed container).
-            if (token && statusOf(error) === 400) {
-              throw new StoreContinuationError(undefined, { cause: error });
-            }
-            throw error;
-          },
-        );
+        const page = await retryRead(() =>
+          withoutQueryPlan(c.items.query<Item>(spec, options)).fetchNext(),
+        ).catch((error: unknown) => {
+          // A token the store issued but Cosmos DB no longer accepts (a changed container).
+          if (token && statusOf(error) === 400) {
+            throw new StoreContinuationError(undefined, { cause: error });
+          }
+          throw error;
+        });
         items.push(...page.resources);
         token = page.continuationToken || undefined;
       } while (token && items.length < limit);

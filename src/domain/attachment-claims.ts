@@ -27,6 +27,25 @@ export async function claimAttachments(
   definition: FormDefinition,
   fields: SubmittedField[],
 ): Promise<string[]> {
+  const toClaim = await readClaimable(ctx, formId, submissionId, definition, fields);
+  const claimed = await claimRead(ctx, formId, submissionId, toClaim, false);
+  for (const { record } of toClaim) await releaseUnclaimedBytes(ctx, formId, record.file_size);
+  return claimed;
+}
+
+/**
+ * The attachments named in the file fields of `fields` that the submission does not hold
+ * yet, as read, for {@link claimRead}: the checks of {@link claimAttachments}, without the
+ * claims.
+ * @throws {ValidationError} naming each field whose ids are not claimable.
+ */
+export async function readClaimable(
+  ctx: Context,
+  formId: string,
+  submissionId: string,
+  definition: FormDefinition,
+  fields: SubmittedField[],
+): Promise<Stored<AttachmentRecord>[]> {
   const fileFields = fileFieldNames(definition);
   const toClaim: Stored<AttachmentRecord>[] = [];
   const issues: ValidationIssue[] = [];
@@ -45,6 +64,24 @@ export async function claimAttachments(
     }
   }
   if (issues.length) throw new ValidationError("The submitted files are not valid", issues);
+  return toClaim;
+}
+
+/**
+ * Claims attachments as {@link readClaimable} read them, each by a write conditional on the
+ * etag read; when one fails, the ones claimed before are released. The form's count of
+ * unclaimed bytes is left to the caller, and a release here does not count them either when
+ * `counted` is `false`.
+ * @returns the ids claimed.
+ * @throws {ValidationError} when another submission took one meanwhile.
+ */
+export async function claimRead(
+  ctx: Context,
+  formId: string,
+  submissionId: string,
+  toClaim: Stored<AttachmentRecord>[],
+  counted: boolean,
+): Promise<string[]> {
   const claimed: string[] = [];
   for (const { record, etag } of toClaim) {
     try {
@@ -56,9 +93,8 @@ export async function claimAttachments(
       );
       if (!saved) throw new StoreConflictError("etag");
       claimed.push(record.id);
-      await releaseUnclaimedBytes(ctx, formId, record.file_size);
     } catch (error) {
-      await releaseAttachments(ctx, formId, claimed);
+      await releaseAttachments(ctx, formId, claimed, counted);
       if (!(error instanceof StoreConflictError)) throw error;
       throw new ValidationError("The submitted files are not valid", [
         {
@@ -73,9 +109,15 @@ export async function claimAttachments(
 
 /**
  * Gives claimed attachments back, so that another submission (or the sweep) may take them;
- * they count against the form's cap on unclaimed uploads again.
+ * they count against the form's cap on unclaimed uploads again, unless `counted` is
+ * `false` (the caller counts them).
  */
-export async function releaseAttachments(ctx: Context, formId: string, ids: string[]) {
+export async function releaseAttachments(
+  ctx: Context,
+  formId: string,
+  ids: string[],
+  counted = true,
+) {
   for (const id of ids) {
     const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
     if (!stored?.record.submission_id) continue;
@@ -83,7 +125,7 @@ export async function releaseAttachments(ctx: Context, formId: string, ids: stri
       ...stored.record,
       submission_id: null,
     });
-    if (released) await countUnclaimedBytes(ctx, formId, stored.record.file_size);
+    if (released && counted) await countUnclaimedBytes(ctx, formId, stored.record.file_size);
   }
 }
 

@@ -72,6 +72,8 @@ async function changeCount(
       const current = stored?.record.counts[name] ?? 0;
       const delta = decide(current);
       if (delta === null) return null;
+      // A count not there is 0: taking from it leaves it so, and recreates no deleted record.
+      if (!stored && delta <= 0) return delta;
       const counts = { ...stored?.record.counts, [name]: Math.max(0, current + delta) };
       if (!(await writeCounter(ctx, key, stored, counts))) {
         throw new StoreConflictError("etag", "counter changed meanwhile");

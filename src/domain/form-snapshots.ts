@@ -1,6 +1,6 @@
 /**
- * The forms S2 posts to, held in memory by each service instance with their webhooks, and
- * checked against the form's version on every use (issue 12).
+ * The forms S2 posts to and F5 renders, held in memory by each service instance with their
+ * webhooks, and checked against the form's version on every use (issue 12).
  *
  * The version is a count, `form_version`, in the form's counter record (`form_counters`),
  * which S2 reads anyway for the form's submission count. Every write to a form or to its
@@ -20,9 +20,17 @@
  * change counts as made just before the change. A writer that dies in that window leaves
  * snapshots of the old form in use until the next change or a restart of the readers;
  * writers of a version before this one never move it (upgrade every instance together).
+ * A counter write that lands after F3 deleted the counter (an S3 racing the delete) starts
+ * the version at 0 again; a count taken down on a missing counter never recreates it.
+ *
+ * F5 uses the same snapshots. They also hold which of the datalists the form names its
+ * owner holds: that changes only when a datalist is deleted, which deletes its entries too,
+ * and the entries are read by every F5 and S2.
  */
 import { type Context, collections } from "../context.ts";
-import { adjustCount, type CounterKey } from "./counters.ts";
+import { adjustCount, type CounterKey, type CounterRecord } from "./counters.ts";
+import { ownsDatalist } from "./datalists.ts";
+import { type FormDefinition, fieldsOf } from "./form-definition.ts";
 import { type FormRecord, withinBounds } from "./form-record.ts";
 import type { WebhookRecord } from "./webhooks.ts";
 
@@ -32,6 +40,13 @@ export interface FormSnapshot {
   /** The form record's etag. */
   etag: string;
   webhooks: WebhookRecord[];
+  /**
+   * The datalists the form's fields name that belong to the form's owner (a form draws
+   * options only from those): read with the form, so that F5 and S2 need not read them
+   * each time. Which datalists an account owns changes only when one is deleted, and that
+   * deletes its entries too, which F5 and S2 still read each time.
+   */
+  ownedDatalists: readonly string[];
 }
 
 /** The snapshots one service instance holds, by form id. */
@@ -98,13 +113,42 @@ export async function formSnapshot(
   const entry = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
   if (!entry) return null;
   const { items } = await ctx.store.query<WebhookRecord>(collections.webhooks, formId);
+  const form = withinBounds(entry.record);
   const snapshot = deepFreeze({
-    form: withinBounds(entry.record),
+    form,
     etag: entry.etag,
     webhooks: items,
+    ownedDatalists: await ownedDatalistsOf(ctx, form.form_definition, form.owner_user_id),
   });
   if (version !== null) ctx.formSnapshots.set(formId, version, snapshot);
   return snapshot;
+}
+
+/**
+ * The form's version from its counter record, for {@link formSnapshot}: `null` when the form
+ * has no counter record yet.
+ */
+export async function formVersion(ctx: Context, formId: string): Promise<number | null> {
+  const key = formCounter(formId);
+  const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+  return counter ? (counter.record.counts[formVersionCount] ?? 0) : null;
+}
+
+/** The datalists `definition` names that `ownerId` holds. */
+async function ownedDatalistsOf(
+  ctx: Context,
+  definition: FormDefinition,
+  ownerId: string,
+): Promise<string[]> {
+  const named = new Set<string>();
+  for (const field of fieldsOf(definition)) {
+    if ("datalist_id" in field && typeof field.datalist_id === "string") {
+      named.add(field.datalist_id);
+    }
+  }
+  const owned: string[] = [];
+  for (const id of named) if (await ownsDatalist(ctx, ownerId, id)) owned.push(id);
+  return owned;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -13,8 +13,8 @@ const emailSchema = v.pipe(v.string(), v.email());
  * Checks submitted values against the form definition (design.md §5): every name is a field
  * of the form and given once, required fields have a value unless `draft`, and each value
  * fits its field. Attachment ids are checked for shape here and for ownership when claimed.
- * A datalist-backed field offers only entries of a datalist that `ownerId`, the form's
- * owner, holds.
+ * A datalist-backed field offers only entries of a datalist that `owner`, the form's
+ * owner, holds: its user id, or the datalists it is known to hold (`FormSnapshot`).
  * @returns the values in the definition's order.
  * @throws {ValidationError} with one issue per field at fault, named by its system name.
  */
@@ -23,7 +23,7 @@ export async function checkSubmittedValues(
   definition: FormDefinition,
   values: SubmittedField[],
   draft: boolean,
-  ownerId: string,
+  owner: DatalistOwner,
 ): Promise<SubmittedField[]> {
   const { fields } = compileDefinition(definition);
   const given = new Map<string, string>();
@@ -40,7 +40,7 @@ export async function checkSubmittedValues(
         ? field.required && !draft
           ? "is required"
           : null
-        : await problemWith(ctx, field, value, ownerId);
+        : await problemWith(ctx, field, value, owner);
     if (problem) issues.push({ path: name, message: problem });
   }
   if (issues.length) throw new ValidationError("The submitted values are not valid", issues);
@@ -49,11 +49,14 @@ export async function checkSubmittedValues(
     .map((name) => ({ unique_system_name: name, submitted_value: given.get(name) ?? "" }));
 }
 
+/** The form owner's user id, or the datalists of the form that the owner holds. */
+export type DatalistOwner = string | { ownedDatalists: readonly string[] };
+
 async function problemWith(
   ctx: Context,
   field: FormField,
   value: string,
-  ownerId: string,
+  owner: DatalistOwner,
 ): Promise<string | null> {
   switch (field.type) {
     case "text":
@@ -69,11 +72,11 @@ async function problemWith(
       return isIsoDate(value) ? null : "must be a date written YYYY-MM-DD";
     case "select":
     case "radio":
-      return (await offered(ctx, field, [value], ownerId)) ? null : "is not one of the options";
+      return (await offered(ctx, field, [value], owner)) ? null : "is not one of the options";
     case "checkbox": {
       const chosen = value.split("|");
       if (new Set(chosen).size !== chosen.length) return "names an option more than once";
-      return (await offered(ctx, field, chosen, ownerId)) ? null : "is not one of the options";
+      return (await offered(ctx, field, chosen, owner)) ? null : "is not one of the options";
     }
     case "file":
       return filesProblem(field, value);
@@ -98,11 +101,15 @@ async function offered(
   ctx: Context,
   field: { options?: string[]; datalist_id?: string },
   chosen: string[],
-  ownerId: string,
+  owner: DatalistOwner,
 ): Promise<boolean> {
   if (field.options) return chosen.every((choice) => field.options?.includes(choice));
   const datalistId = field.datalist_id ?? "";
-  if (!(await ownsDatalist(ctx, ownerId, datalistId))) return false;
+  const owned =
+    typeof owner === "string"
+      ? await ownsDatalist(ctx, owner, datalistId)
+      : owner.ownedDatalists.includes(datalistId);
+  if (!owned) return false;
   for (const choice of chosen) {
     // One indexed lookup per choice, rather than reading the whole list.
     const { items } = await ctx.store.query(collections.datalistEntries, datalistId, {

@@ -8,8 +8,10 @@ import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts
 import { createdAt } from "../timestamps.ts";
 import {
   claimAttachments,
+  claimRead,
   deleteAttachments,
   fileIdsOf,
+  readClaimable,
   releaseAttachments,
 } from "./attachment-claims.ts";
 import { type CounterRecord, counterOp } from "./counters.ts";
@@ -23,9 +25,10 @@ import {
 } from "./form-snapshots.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
-import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
+import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
+import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
 import { enqueueSubmissionCreated, submissionCreatedOps } from "./webhook-outbox.ts";
 
 /** What S2 and S6 take (design.md §4). */
@@ -47,7 +50,9 @@ interface QuantityLimitSettings {
  * `max_total_submissions` and the quota hold under concurrent posts, a form changed
  * meanwhile makes the post start over with the new form, and a crash leaves the counts
  * equal to the records (all or nothing; see the Store port for Cosmos DB across
- * partitions). Files are claimed before the batch and released when it fails for good.
+ * partitions). Files are read with the form's checks and claimed before the batch, and
+ * released when it fails for good; the batch's counter write also takes their bytes off the
+ * form's cap on unclaimed uploads (unclaimed-uploads.ts).
  */
 export async function createSubmission(
   ctx: Context,
@@ -68,12 +73,11 @@ export async function createSubmission(
       const snapshot = await formSnapshot(ctx, formId, version);
       if (!snapshot) throw formNotFound();
       if (checked?.snapshot !== snapshot) {
-        await releaseAttachments(ctx, formId, claimed);
+        await releaseAttachments(ctx, formId, claimed, false);
         claimed = [];
         checked = undefined;
-        checked = await checkPost(ctx, caller, formId, snapshot, input.form_fields, draft);
-        const definition = snapshot.form.form_definition;
-        claimed = await claimAttachments(ctx, formId, id, definition, checked.values);
+        checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
+        claimed = await claimRead(ctx, formId, id, checked.claims, false);
       }
       const submissions = (counter?.record.counts.submissions ?? 0) + 1;
       if (submissions > checked.limit) {
@@ -86,7 +90,12 @@ export async function createSubmission(
       const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
       const submission = submissionOf(ctx, snapshot, id, checked.values, caller, device, draft);
       // The whole counts, so that counts other code keeps in this record stay as they were.
-      const counts = { ...counter?.record.counts, submissions };
+      const counts: Record<string, number> = { ...counter?.record.counts, submissions };
+      const claimedBytes = bytesOf(checked.claims);
+      if (claimedBytes > 0) {
+        const unclaimed = counts[unclaimedBytesCount] ?? 0;
+        counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
+      }
       const ops: BatchOp[] = [
         counterOp(key, counter, counts),
         ...(monthly ? [monthly] : []),
@@ -116,12 +125,18 @@ export async function createSubmission(
       await sleep(Math.random() * Math.min(attempt, 20));
     }
   } catch (error) {
-    await releaseAttachments(ctx, formId, claimed);
+    // The bytes of the files were never taken off the unclaimed count: the batch did not land.
+    await releaseAttachments(ctx, formId, claimed, false);
     throw error;
   }
 }
 
 const slotAttempts = 200;
+
+/** The bytes of the files `claims` holds. */
+function bytesOf(claims: Stored<AttachmentRecord>[]): number {
+  return claims.reduce((sum, { record }) => sum + record.file_size, 0);
+}
 
 /** A post checked against one snapshot of its form. */
 interface CheckedPost {
@@ -129,31 +144,32 @@ interface CheckedPost {
   values: SubmittedField[];
   /** The form's `max_total_submissions`, or infinity. */
   limit: number;
+  /** The files the post names that it is to claim, as read (attachment-claims.ts). */
+  claims: Stored<AttachmentRecord>[];
 }
 
-/** Checks a post against the form as `snapshot` has it. */
+/**
+ * Checks a post (to be stored as `submissionId`) against the form as `snapshot` has it, and
+ * reads the files it claims.
+ */
 async function checkPost(
   ctx: Context,
   caller: Caller | null,
-  formId: string,
+  submissionId: string,
   snapshot: FormSnapshot,
   fields: SubmittedField[],
   draft: boolean,
 ): Promise<CheckedPost> {
+  const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
   const limits = (form.form_configuration.quantitylimitsettings ?? {}) as QuantityLimitSettings;
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }
-  const values = await checkSubmittedValues(
-    ctx,
-    form.form_definition,
-    fields,
-    draft,
-    form.owner_user_id,
-  );
+  const values = await checkSubmittedValues(ctx, form.form_definition, fields, draft, snapshot);
+  const claims = await readClaimable(ctx, formId, submissionId, form.form_definition, values);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
-  return { snapshot, values, limit };
+  return { snapshot, values, limit, claims };
 }
 
 /** The record of a new submission. */

@@ -1,7 +1,8 @@
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 import { byteLimit } from "../http/multipart.ts";
 import { adjustCount, type CounterKey, takeUpTo } from "./counters.ts";
+import { formCounter } from "./form-snapshots.ts";
 
 /**
  * The cap on a form's unclaimed uploads: the bytes of files uploaded (S3) that no
@@ -9,7 +10,8 @@ import { adjustCount, type CounterKey, takeUpTo } from "./counters.ts";
  * owner's storage quota (and the disk) for the whole grace period, and the files of real
  * submissions no longer fit. The count lives in a counter record changed only by
  * conditional writes (`adjustCount`), so concurrent uploads never pass the cap together.
- * An upload counts from S3 until a submission claims it or the sweep removes it.
+ * An upload counts from S3 until a submission claims it or the sweep removes it. The count
+ * lives in the form's counter record, beside its submission count and version.
  */
 
 /** Bytes of one upload held against the form's cap. */
@@ -22,11 +24,17 @@ export interface UnclaimedReservation {
   giveBack(): Promise<void>;
 }
 
-const countName = "bytes";
+/**
+ * The count of the form's counter record (`formCounter`) that holds its unclaimed upload
+ * bytes: S2 reads that record anyway, and gives back the bytes of the files it claims in
+ * the same conditional write that takes its slot (`submissions.ts`).
+ */
+export const unclaimedBytesCount = "unclaimed_bytes";
+const countName = unclaimedBytesCount;
 
 /** The counter of a form's unclaimed upload bytes. */
 function unclaimedCounter(formId: string): CounterKey {
-  return { collection: collections.formCounters, partition: formId, id: "unclaimed_uploads" };
+  return formCounter(formId);
 }
 
 /**

@@ -17,9 +17,9 @@ async function unclaimed(store: Store, formId: string): Promise<number> {
   const counter = await store.get<{ id: string; counts: Record<string, number> }>(
     "form_counters",
     formId,
-    "unclaimed_uploads",
+    formId,
   );
-  return counter?.record.counts.bytes ?? 0;
+  return counter?.record.counts.unclaimed_bytes ?? 0;
 }
 
 /** The files the fs blob store holds for a form. */

@@ -12,15 +12,17 @@ import {
   fileIdsOf,
   releaseAttachments,
 } from "./attachment-claims.ts";
-import { adjustCount, type CounterRecord, writeCounter } from "./counters.ts";
+import { adjustCounts, type CounterRecord, writeCounter } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
+import { compileRules, type FormRules } from "./form-rules.ts";
 import {
   type FormSnapshot,
   formCounter,
   formSnapshot,
   formVersionCount,
 } from "./form-snapshots.ts";
+import { countsAfterPost, inventoryQuantities, inventoryTaken, soldOut } from "./inventory.ts";
 import { type QuotaReservation, takeQuota } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
 import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
@@ -70,7 +72,7 @@ export async function createSubmission(
         checked = undefined;
         checked = await checkPost(ctx, caller, formId, snapshot, input.form_fields, draft);
       }
-      const slot = await takeSlot(ctx, formId, counter, checked.limit);
+      const slot = await takeSlot(ctx, formId, counter, checked);
       if (slot === "full") {
         throw new ServiceError(
           "form_closed",
@@ -90,7 +92,7 @@ export async function createSubmission(
     await checked?.monthly.giveBack();
     throw error;
   }
-  const { snapshot, values, monthly } = checked;
+  const { snapshot, values, monthly, taken } = checked;
   const { form } = snapshot;
   const id = newId();
   let claimed: string[] = [];
@@ -113,7 +115,7 @@ export async function createSubmission(
     );
   } catch (error) {
     await releaseAttachments(ctx, formId, claimed);
-    await adjustCount(ctx, formCounter(formId), "submissions", -1);
+    await adjustCounts(ctx, formCounter(formId), giveBack(taken));
     await monthly.giveBack();
     throw error;
   }
@@ -136,6 +138,9 @@ interface CheckedPost {
   /** The form's `max_total_submissions`, or infinity. */
   limit: number;
   monthly: QuotaReservation;
+  rules: FormRules;
+  /** The inventory counts the post takes (none for a draft). */
+  taken: string[];
 }
 
 /** Checks a post against the form as `snapshot` has it, then takes the monthly quota. */
@@ -152,31 +157,28 @@ async function checkPost(
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }
-  const values = await checkSubmittedValues(
-    ctx,
-    form.form_definition,
-    fields,
-    draft,
-    form.owner_user_id,
-  );
+  const values = await checkSubmittedValues(ctx, form, fields, draft);
+  const rules = compileRules(form);
+  const taken = draft ? [] : inventoryTaken(rules, values);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
   const monthly = await takeQuota(ctx, form.owner_user_id, "monthly_form_submissions");
-  return { snapshot, values, limit, monthly };
+  return { snapshot, values, limit, monthly, rules, taken };
 }
 
 /**
- * Adds one to the form's submission count, written conditionally on the counter as read
- * (`null`: none yet). @returns "full" past `limit`, "conflict" when the counter changed.
+ * Adds one to the form's submission count and to each inventory count the post takes, in one
+ * write conditional on the counter as read (`null`: none yet). @returns "full" past the
+ * post's `limit`, "conflict" when the counter changed. @throws {ValidationError} when a
+ * chosen option is sold out.
  */
 async function takeSlot(
   ctx: Context,
   formId: string,
   counter: Stored<CounterRecord> | null,
-  limit: number,
+  post: CheckedPost,
 ): Promise<"taken" | "full" | "conflict"> {
-  const next = (counter?.record.counts.submissions ?? 0) + 1;
-  if (next > limit) return "full";
-  const counts = { ...counter?.record.counts, submissions: next };
+  const counts = countsAfterPost(counter?.record.counts ?? {}, post.rules, post.taken);
+  if ((counts.submissions ?? 0) > post.limit) return "full";
   return (await writeCounter(ctx, formCounter(formId), counter, counts)) ? "taken" : "conflict";
 }
 
@@ -200,14 +202,15 @@ export async function updateSubmission(
   const merged = new Map(record.form_fields.map((f) => [f.unique_system_name, f]));
   for (const field of input.form_fields) merged.set(field.unique_system_name, field);
   const fields = [...merged.values()];
-  const values = await checkSubmittedValues(
-    ctx,
-    form.form_definition,
-    fields,
-    draft,
-    form.owner_user_id,
-  );
-  const claimed = await claimAttachments(ctx, form.id, record.id, form.form_definition, values);
+  const values = await checkSubmittedValues(ctx, form, fields, draft);
+  const inventory = await retakeInventory(ctx, form, record, values, draft);
+  let claimed: string[] = [];
+  try {
+    claimed = await claimAttachments(ctx, form.id, record.id, form.form_definition, values);
+  } catch (error) {
+    await inventory.undo();
+    throw error;
+  }
   const next: SubmissionRecord = {
     ...record,
     form_fields: values,
@@ -219,6 +222,7 @@ export async function updateSubmission(
     await ctx.store.replace(collections.submissions, form.id, next, { ifMatch: etag });
   } catch (error) {
     await releaseAttachments(ctx, form.id, claimed);
+    await inventory.undo();
     throw error;
   }
   // A draft that becomes a submission is announced as a new one (design.md §7).
@@ -232,7 +236,47 @@ export async function updateSubmission(
   };
 }
 
-/** S7: deletes a submission, its files, and frees its slot on the form. */
+/** The counts that give back a post's slot and the inventory counts it `taken`. */
+function giveBack(taken: readonly string[]): Record<string, number> {
+  return Object.fromEntries([["submissions", -1], ...taken.map((name) => [name, -1])]);
+}
+
+/**
+ * S6's change to the inventory: what the submission holds as stored (none for a draft)
+ * becomes what it holds with `values` (none while `draft`), in one conditional counter write.
+ * @returns how to undo it when the submission's write fails.
+ * @throws {ValidationError} when a newly chosen option is sold out.
+ */
+async function retakeInventory(
+  ctx: Context,
+  form: FormRecord,
+  record: SubmissionRecord,
+  values: SubmittedField[],
+  draft: boolean,
+) {
+  const rules = compileRules(form);
+  const held = record.is_draft_submission ? [] : inventoryTaken(rules, record.form_fields);
+  const wanted = draft ? [] : inventoryTaken(rules, values);
+  const deltas: Record<string, number> = {};
+  for (const name of held) deltas[name] = -1;
+  for (const name of wanted) deltas[name] = (deltas[name] ?? 0) + 1;
+  for (const [name, delta] of Object.entries(deltas)) if (delta === 0) delete deltas[name];
+  const undo = async () => {
+    const back = Object.fromEntries(Object.entries(deltas).map(([name, d]) => [name, -d]));
+    if (Object.keys(back).length) await adjustCounts(ctx, formCounter(form.id), back);
+  };
+  if (Object.keys(deltas).length === 0) return { undo };
+  const limits = Object.fromEntries(inventoryQuantities(rules));
+  if (!(await adjustCounts(ctx, formCounter(form.id), deltas, limits))) {
+    const issues = Object.entries(deltas)
+      .filter(([, delta]) => delta > 0)
+      .map(([name]) => soldOut(name));
+    throw new ValidationError("A chosen option is sold out", issues);
+  }
+  return { undo };
+}
+
+/** S7: deletes a submission, its files, and frees its slot and inventory on the form. */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
   const { record, etag } = await readSubmission(ctx, form.id, submissionId);
   const deleted = await ctx.store.delete(collections.submissions, form.id, record.id, {
@@ -240,7 +284,10 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
   });
   if (deleted) {
     await deleteAttachments(ctx, form, fileIdsOf(form.form_definition, record.form_fields));
-    await adjustCount(ctx, formCounter(form.id), "submissions", -1);
+    const taken = record.is_draft_submission
+      ? []
+      : inventoryTaken(compileRules(form), record.form_fields);
+    await adjustCounts(ctx, formCounter(form.id), giveBack(taken));
   }
   return {
     message: "Form submission has been deleted successfully",

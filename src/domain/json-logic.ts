@@ -40,16 +40,21 @@ export function compileExpression(expression: unknown): CompiledExpression {
   };
 }
 
-/** Why `expression` cannot be compiled (an unknown operator, say), or `null` when it can. */
+/**
+ * Why `expression` is not JsonLogic (it uses an operator the library does not know), or
+ * `null`. An expression the library refuses for another reason (a division by a constant
+ * 0) is accepted: it yields nothing when run, as any failing expression does.
+ */
 export function expressionProblem(expression: unknown): string | null {
   try {
     engine.build(expression);
     return null;
   } catch (error) {
-    const key = (error as { key?: unknown })?.key;
+    const { type, key } = (error ?? {}) as { type?: unknown; key?: unknown };
+    if (type !== "Unknown Operator") return null;
     return typeof key === "string"
       ? `uses ${key}, which is not a JsonLogic operator`
-      : "is not a JsonLogic expression";
+      : "is not JsonLogic: an operation is an object of one key";
   }
 }
 

@@ -79,7 +79,11 @@ export function compileRules(form: FormRecord): FormRules {
       when: compileExpression(rule.when),
     })),
     calculations: calcs
-      .filter((calc) => known(calc.unique_system_name))
+      // A file field's value names attachments: never one a calculation could make up.
+      .filter(
+        (calc) =>
+          known(calc.unique_system_name) && fields.get(calc.unique_system_name)?.type !== "file",
+      )
       .map((calc) => ({ name: calc.unique_system_name, run: compileExpression(calc.expression) })),
     inventory: (limits?.inventory ?? []).filter((item) => known(item.unique_system_name)),
     cascades: new Map(

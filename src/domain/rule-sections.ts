@@ -128,7 +128,11 @@ export function sectionIssues(
       const calculated = (value as CalculatedFields).fields;
       const later = new Set(calculated.map((c) => c.unique_system_name));
       for (const [c, calc] of calculated.entries()) {
-        field(calc.unique_system_name, `fields.${c}.unique_system_name`);
+        const target = field(calc.unique_system_name, `fields.${c}.unique_system_name`);
+        if (target?.type === "file") {
+          const path = `fields.${c}.unique_system_name`;
+          issues.push({ path, message: "must not name a file field" });
+        }
         // A calculation reads plain fields and those computed before it: no cycle can form.
         expressionIssues(
           calc.expression,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { engineSections, sectionPath, withEngineForm } from "./fixture.ts";
+import { engineFields, engineSections, sectionPath, withEngineForm } from "./fixture.ts";
 
 describe("form engine: F2 validates each rule section against the form", () => {
   it("accepts the engine's sections and F5 returns them", async () => {
@@ -13,7 +13,10 @@ describe("form engine: F2 validates each rule section against the form", () => {
   });
 
   it("refuses unknown fields, bad expressions, cycles, unknown options and a non-email recipient with 400 naming the path", async () => {
-    const env = await withEngineForm({});
+    const env = await withEngineForm({}, {}, [
+      ...engineFields,
+      { unique_system_name: "cv_11", type: "file", label: "CV" },
+    ]);
     const cases: [string, unknown, string[]][] = [
       [
         "conditionallogicsettings",
@@ -55,6 +58,11 @@ describe("form engine: F2 validates each rule section against the form", () => {
       [
         "calculatedfieldsettings",
         { fields: [{ unique_system_name: "gone_77", expression: 1 }] },
+        ["fields.0.unique_system_name"],
+      ],
+      [
+        "calculatedfieldsettings",
+        { fields: [{ unique_system_name: "cv_11", expression: "x" }] },
         ["fields.0.unique_system_name"],
       ],
       [

@@ -131,8 +131,8 @@ describe("F2 settings sections", () => {
       }),
     ]);
     const { form_configuration } = (await call("GET", `/api/form/${formId}`)).body;
-    assert.deepEqual(form_configuration.conditionallogicsettings, { a: 1 });
-    assert.deepEqual(form_configuration.calculatedfieldsettings, { b: 2 });
+    assert.deepEqual(form_configuration.conditionallogicsettings, { a: 1, rules: [] });
+    assert.deepEqual(form_configuration.calculatedfieldsettings, { b: 2, fields: [] });
     assert.equal(form_configuration.thankspagesettings.thanks_behaviour_message, "c");
   });
 });

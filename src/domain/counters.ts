@@ -66,19 +66,59 @@ async function changeCount(
   name: string,
   decide: (current: number) => number | null,
 ): Promise<number | null> {
+  const changed = await changeCounts(ctx, key, (counts) => {
+    const delta = decide(counts[name] ?? 0);
+    return delta === null ? null : { [name]: delta };
+  });
+  return changed?.[name] ?? null;
+}
+
+/**
+ * Adds `deltas` to several counts of one record at once, in one conditional write (a count
+ * never goes below 0). A delta that would take a count past its entry in `limits` changes
+ * nothing. @returns `false` when a limit stopped it.
+ */
+export async function adjustCounts(
+  ctx: Context,
+  key: CounterKey,
+  deltas: Record<string, number>,
+  limits: Record<string, number> = {},
+): Promise<boolean> {
+  const changed = await changeCounts(ctx, key, (counts) => {
+    for (const [name, delta] of Object.entries(deltas)) {
+      const limit = limits[name] ?? Number.POSITIVE_INFINITY;
+      if (delta > 0 && (counts[name] ?? 0) + delta > limit) return null;
+    }
+    return deltas;
+  });
+  return changed !== null;
+}
+
+/**
+ * Changes counts by what `decide` answers for the current ones, or not at all when it
+ * answers `null`; retries a write that lost a race. @returns the changes made, or `null`.
+ */
+async function changeCounts(
+  ctx: Context,
+  key: CounterKey,
+  decide: (counts: Readonly<Record<string, number>>) => Record<string, number> | null,
+): Promise<Record<string, number> | null> {
   for (let attempt = 1; ; attempt++) {
     try {
       const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
-      const current = stored?.record.counts[name] ?? 0;
-      const delta = decide(current);
-      if (delta === null) return null;
+      const current = stored?.record.counts ?? {};
+      const deltas = decide(current);
+      if (deltas === null) return null;
       // A count not there is 0: taking from it leaves it so, and recreates no deleted record.
-      if (!stored && delta <= 0) return delta;
-      const counts = { ...stored?.record.counts, [name]: Math.max(0, current + delta) };
+      if (!stored && Object.values(deltas).every((delta) => delta <= 0)) return deltas;
+      const counts = { ...current };
+      for (const [name, delta] of Object.entries(deltas)) {
+        counts[name] = Math.max(0, (current[name] ?? 0) + delta);
+      }
       if (!(await writeCounter(ctx, key, stored, counts))) {
         throw new StoreConflictError("etag", "counter changed meanwhile");
       }
-      return delta;
+      return deltas;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
       // A little jitter keeps a crowd of writers from colliding in lock step.

@@ -1,20 +1,27 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Context } from "../context.ts";
+import type { CounterRecord } from "./counters.ts";
 import { listEntryValues } from "./datalist-entries.ts";
 import { ownsDatalist } from "./datalists.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormDefinition } from "./form-definition.ts";
-import { formSummary } from "./form-record.ts";
+import { type FormRecord, formSummary } from "./form-record.ts";
+import { compileRules, type FormRules } from "./form-rules.ts";
 import { renderedSections } from "./form-settings.ts";
-import { formSnapshot, formVersion } from "./form-snapshots.ts";
-import type { DatalistOwner } from "./submission-values.ts";
+import { formCounter, formSnapshot, formVersion } from "./form-snapshots.ts";
+import { inventoryCount } from "./inventory.ts";
+
+/** Reads a datalist's values at most once per request; none when the owner lacks it. */
+type DatalistValues = (datalistId: string) => Promise<string[]>;
 
 /**
  * F5: what a page needs to render the form: its definition, with the options of
- * datalist-backed fields filled in from the datalist, and the sections that drive rendering.
- * A form posted to before comes from this instance's snapshot of it when the version in its
- * counter record says it is current (form-snapshots.ts), like S2; the datalists' entries are
- * read each time.
+ * datalist-backed and dynamic fields filled in from their datalist; the sections that drive
+ * rendering, with each cascading rule's datalists replaced by their values; and each limited
+ * option with what is `remaining` of it (design.md §11). A form posted to before comes from
+ * this instance's snapshot of it when the version in its counter record says it is current
+ * (form-snapshots.ts), like S2, and so do the datalists its owner is known to hold; the
+ * datalists' entries are read each time.
  */
 export async function renderForm(ctx: Context, caller: Caller | null, formId: string) {
   const version = await formVersion(ctx, formId);
@@ -27,33 +34,69 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
       form_configuration[section] = form.form_configuration[section];
     }
   }
+  const rules = compileRules(form);
+  const held = new Map<string, Promise<string[]>>();
+  const values: DatalistValues = (id) => {
+    let read = held.get(id);
+    if (!read) {
+      const owned = snapshot?.ownedDatalists.includes(id)
+        ? Promise.resolve(true)
+        : ownsDatalist(ctx, form.owner_user_id, id);
+      read = owned.then((owns) => (owns ? listEntryValues(ctx, id) : []));
+      held.set(id, read);
+    }
+    return read;
+  };
+  if (rules.cascades.size) {
+    form_configuration.privatedatalistlogicsettings = { rules: await cascadesOf(rules, values) };
+  }
+  if (rules.inventory.length) {
+    form_configuration.quantitylimitsettings = { inventory: await inventoryOf(ctx, form, rules) };
+  }
   return {
     id: form.id,
     form_configuration,
-    form_definition: await withDatalistOptions(
-      ctx,
-      form.form_definition,
-      snapshot ?? form.owner_user_id,
-    ),
+    form_definition: await withDatalistOptions(form.form_definition, rules, values),
   };
 }
 
 async function withDatalistOptions(
-  ctx: Context,
   definition: FormDefinition,
-  owner: DatalistOwner,
+  rules: FormRules,
+  values: DatalistValues,
 ): Promise<FormDefinition> {
   const resolved = structuredClone(definition);
   for (const page of resolved.pages) {
     for (const field of page.fields) {
-      if ("datalist_id" in field && typeof field.datalist_id === "string") {
-        const owned =
-          typeof owner === "string"
-            ? await ownsDatalist(ctx, owner, field.datalist_id)
-            : owner.ownedDatalists.includes(field.datalist_id);
-        field.options = owned ? await listEntryValues(ctx, field.datalist_id) : [];
-      }
+      const dynamic = rules.dynamic.get(field.unique_system_name);
+      const datalistId = "datalist_id" in field ? field.datalist_id : undefined;
+      if (dynamic) field.options = await values(dynamic);
+      else if (typeof datalistId === "string") field.options = await values(datalistId);
     }
   }
   return resolved;
+}
+
+/** The cascading rules with every branch a list of options. */
+async function cascadesOf(rules: FormRules, values: DatalistValues) {
+  const rendered = [];
+  for (const [name, cascade] of rules.cascades) {
+    const options_by_value: Record<string, string[]> = {};
+    for (const [value, branch] of Object.entries(cascade.optionsByValue)) {
+      options_by_value[value] = Array.isArray(branch) ? branch : await values(branch.datalist_id);
+    }
+    rendered.push({ unique_system_name: name, depends_on: cascade.dependsOn, options_by_value });
+  }
+  return rendered;
+}
+
+/** Each limited option with what is left of it, from the form's counter record. */
+async function inventoryOf(ctx: Context, form: FormRecord, rules: FormRules) {
+  const key = formCounter(form.id);
+  const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+  const counts = counter?.record.counts ?? {};
+  return rules.inventory.map((item) => {
+    const taken = counts[inventoryCount(item.unique_system_name, item.option)] ?? 0;
+    return { ...item, remaining: Math.max(0, item.quantity - taken) };
+  });
 }

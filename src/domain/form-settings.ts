@@ -6,6 +6,15 @@ import { parseWith } from "../http/parse.ts";
 import { boundIssues, jsonBounds } from "../json-bounds.ts";
 import { accessForm, requireRole } from "./form-access.ts";
 import { saveForm } from "./form-writes.ts";
+import {
+  calculatedFieldsSchema,
+  cascadingListsSchema,
+  conditionalLogicSchema,
+  confirmationEmailSchema,
+  dynamicDataFieldsSchema,
+  inventorySchema,
+  sectionIssues,
+} from "./rule-sections.ts";
 
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(200));
 const isoTimestamp = v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 timestamp"));
@@ -52,19 +61,17 @@ export const behaviourSections = {
   quantitylimitsettings: v.looseObject({
     max_total_submissions: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
     closes_at_utc: v.optional(v.nullable(isoTimestamp)),
+    inventory: v.optional(v.array(inventorySchema)),
   }),
+  conditionallogicsettings: conditionalLogicSchema,
+  calculatedfieldsettings: calculatedFieldsSchema,
+  dynamicdatafieldsettings: dynamicDataFieldsSchema,
+  privatedatalistlogicsettings: cascadingListsSchema,
+  confirmationemailsettings: confirmationEmailSchema,
 };
 
 /** Sections kept as given, once they are known to be JSON objects. */
-const plainSections = [
-  "conditionallogicsettings",
-  "calculatedfieldsettings",
-  "paymentsettings",
-  "destinationsettings",
-  "confirmationemailsettings",
-  "dynamicdatafieldsettings",
-  "privatedatalistlogicsettings",
-] as const;
+const plainSections = ["paymentsettings", "destinationsettings"] as const;
 
 /** Every `settingsSection` value F2 accepts, besides `generalsettingsdelete`. */
 export const settingsSections = [...Object.keys(behaviourSections), ...plainSections];
@@ -74,12 +81,14 @@ export const renderedSections = [
   "conditionallogicsettings",
   "calculatedfieldsettings",
   "dynamicdatafieldsettings",
+  "privatedatalistlogicsettings",
   "thankspagesettings",
 ] as const;
 
 /**
  * F2: updates one settings section. `generalsettings` edits the form's `settings` (only the
  * fields given); every other section is stored whole under `form_configuration.<section>`.
+ * The engine's sections are checked against the form's definition (rule-sections.ts).
  * Owner or editor.
  */
 export async function updateSettingsSection(
@@ -92,6 +101,10 @@ export async function updateSettingsSection(
   const value = parseSection(section, body);
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_form_editor");
+  const issues = sectionIssues(section, value, access.form.form_definition);
+  if (issues.length) {
+    throw new ValidationError(`The ${section} body does not fit the form`, issues);
+  }
   await saveForm(ctx, access, (form) => {
     if (section === "generalsettings") Object.assign(form.form_configuration.settings, value);
     else form.form_configuration[section] = value;

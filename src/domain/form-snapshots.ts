@@ -34,7 +34,11 @@ import { type FormDefinition, fieldsOf } from "./form-definition.ts";
 import { type FormRecord, withinBounds } from "./form-record.ts";
 import type { WebhookRecord } from "./webhooks.ts";
 
-/** A form with its webhooks, as read under one version; frozen, as it is shared. */
+/**
+ * A form with its webhooks, as read under one version; frozen, as it is shared. What is
+ * derived from it (the definition's lookups, the compiled rules of form-rules.ts) is kept
+ * beside the frozen form for as long as the snapshot is, so it is built once a version.
+ */
 export interface FormSnapshot {
   form: FormRecord;
   /** The form record's etag. */

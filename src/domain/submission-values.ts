@@ -2,7 +2,9 @@ import * as v from "valibot";
 import { type Context, collections } from "../context.ts";
 import { ValidationError, type ValidationIssue } from "../errors.ts";
 import { ownsDatalist } from "./datalists.ts";
-import { compileDefinition, type FormDefinition, type FormField } from "./form-definition.ts";
+import { compileDefinition, type FormField } from "./form-definition.ts";
+import type { FormRecord } from "./form-record.ts";
+import { compileRules, evaluate, type FormRules } from "./form-rules.ts";
 import { attachmentIdsOf, type SubmittedField } from "./submission-record.ts";
 
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -10,22 +12,25 @@ const numberPattern = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const emailSchema = v.pipe(v.string(), v.email());
 
 /**
- * Checks submitted values against the form definition (design.md §5): every name is a field
- * of the form and given once, required fields have a value unless `draft`, and each value
- * fits its field. Attachment ids are checked for shape here and for ownership when claimed.
- * A datalist-backed field offers only entries of a datalist that `owner`, the form's
- * owner, holds: its user id, or the datalists it is known to hold (`FormSnapshot`).
+ * Checks submitted values against the form (design.md §5 and §11), in one evaluation of its
+ * rules: every name is a field of the form and given once; calculated fields take the
+ * server's result whatever was sent; fields hidden by a condition are dropped; required
+ * fields (their own flag, or a `require` rule that holds) have a value unless `draft`; and
+ * each value fits its field, with the options a cascading or dynamic list offers. A
+ * datalist-backed field offers only entries of a datalist that the form's owner holds; each
+ * datalist is looked up at most once per value within one call.
+ * `held`, a form snapshot's, names datalists known to be the owner's, which are not read again.
  * @returns the values in the definition's order.
  * @throws {ValidationError} with one issue per field at fault, named by its system name.
  */
 export async function checkSubmittedValues(
   ctx: Context,
-  definition: FormDefinition,
+  form: FormRecord,
   values: SubmittedField[],
   draft: boolean,
-  owner: DatalistOwner,
+  held?: HeldDatalists,
 ): Promise<SubmittedField[]> {
-  const { fields } = compileDefinition(definition);
+  const { fields } = compileDefinition(form.form_definition);
   const given = new Map<string, string>();
   const issues: ValidationIssue[] = [];
   for (const { unique_system_name: name, submitted_value: value } of values) {
@@ -33,30 +38,103 @@ export async function checkSubmittedValues(
     else if (given.has(name)) issues.push({ path: name, message: "is given more than once" });
     given.set(name, value);
   }
+  const rules = compileRules(form);
+  const evaluation = evaluate(rules, fields, given);
+  const options = optionSource(ctx, rules, evaluation.values, form.owner_user_id, held);
   for (const [name, field] of fields) {
-    const value = given.get(name) ?? "";
+    if (evaluation.hidden.has(name) || evaluation.calculated.has(name)) continue;
+    const value = evaluation.values.get(name) ?? "";
+    const required = field.required || evaluation.required.has(name);
     const problem =
       value === ""
-        ? field.required && !draft
+        ? required && !draft
           ? "is required"
           : null
-        : await problemWith(ctx, field, value, owner);
+        : await problemWith(field, value, options);
     if (problem) issues.push({ path: name, message: problem });
   }
   if (issues.length) throw new ValidationError("The submitted values are not valid", issues);
   return [...fields.keys()]
-    .filter((name) => given.has(name))
-    .map((name) => ({ unique_system_name: name, submitted_value: given.get(name) ?? "" }));
+    .filter((name) => evaluation.values.has(name))
+    .map((name) => ({
+      unique_system_name: name,
+      submitted_value: evaluation.values.get(name) ?? "",
+    }));
 }
 
-/** The form owner's user id, or the datalists of the form that the owner holds. */
-export type DatalistOwner = string | { ownedDatalists: readonly string[] };
+/** The datalists a form's owner is known to hold, as a form snapshot has them. */
+export interface HeldDatalists {
+  ownedDatalists: readonly string[];
+}
+
+/** Whether a choice field offers every one of `chosen`. */
+type OptionSource = (field: FormField, chosen: string[]) => Promise<boolean>;
+
+/**
+ * The options each choice field offers in this submission: a cascading rule's for the value
+ * of the field it depends on (none when no value matches), else a dynamic field's datalist,
+ * else the field's own options or datalist. Datalist look-ups are remembered for the call.
+ */
+function optionSource(
+  ctx: Context,
+  rules: FormRules,
+  values: ReadonlyMap<string, string>,
+  ownerId: string,
+  held?: HeldDatalists,
+): OptionSource {
+  const owned = new Map<string, Promise<boolean>>();
+  const found = new Map<string, Promise<boolean>>();
+  // A datalist the form's snapshot knows its owner holds is not read again (form-snapshots.ts).
+  const owns = (id: string) =>
+    held?.ownedDatalists.includes(id)
+      ? Promise.resolve(true)
+      : remember(owned, id, () => ownsDatalist(ctx, ownerId, id));
+  const inList = (id: string, value: string) =>
+    remember(found, `${id}\u0000${value}`, async () => {
+      // One indexed lookup per choice, rather than reading the whole list.
+      const { items } = await ctx.store.query(collections.datalistEntries, id, {
+        where: [{ field: "entry_value", op: "eq", value }],
+        limit: 1,
+      });
+      return items.length > 0;
+    });
+  const fromList = async (id: string, chosen: string[]) => {
+    if (!(await owns(id))) return false;
+    for (const choice of chosen) if (!(await inList(id, choice))) return false;
+    return true;
+  };
+  return async (field, chosen) => {
+    const name = field.unique_system_name;
+    const cascade = rules.cascades.get(name);
+    if (cascade) {
+      const branch = Object.hasOwn(cascade.optionsByValue, values.get(cascade.dependsOn) ?? "")
+        ? cascade.optionsByValue[values.get(cascade.dependsOn) ?? ""]
+        : undefined;
+      if (!branch) return false;
+      if (Array.isArray(branch)) return chosen.every((choice) => branch.includes(choice));
+      return fromList(branch.datalist_id, chosen);
+    }
+    const dynamic = rules.dynamic.get(name);
+    if (dynamic) return fromList(dynamic, chosen);
+    const own = field as { options?: string[]; datalist_id?: string };
+    if (own.options) return chosen.every((choice) => own.options?.includes(choice));
+    return fromList(own.datalist_id ?? "", chosen);
+  };
+}
+
+function remember<T>(held: Map<string, Promise<T>>, key: string, read: () => Promise<T>) {
+  let value = held.get(key);
+  if (!value) {
+    value = read();
+    held.set(key, value);
+  }
+  return value;
+}
 
 async function problemWith(
-  ctx: Context,
   field: FormField,
   value: string,
-  owner: DatalistOwner,
+  offered: OptionSource,
 ): Promise<string | null> {
   switch (field.type) {
     case "text":
@@ -72,11 +150,11 @@ async function problemWith(
       return isIsoDate(value) ? null : "must be a date written YYYY-MM-DD";
     case "select":
     case "radio":
-      return (await offered(ctx, field, [value], owner)) ? null : "is not one of the options";
+      return (await offered(field, [value])) ? null : "is not one of the options";
     case "checkbox": {
       const chosen = value.split("|");
       if (new Set(chosen).size !== chosen.length) return "names an option more than once";
-      return (await offered(ctx, field, chosen, owner)) ? null : "is not one of the options";
+      return (await offered(field, chosen)) ? null : "is not one of the options";
     }
     case "file":
       return filesProblem(field, value);
@@ -95,30 +173,6 @@ function isIsoDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-}
-
-async function offered(
-  ctx: Context,
-  field: { options?: string[]; datalist_id?: string },
-  chosen: string[],
-  owner: DatalistOwner,
-): Promise<boolean> {
-  if (field.options) return chosen.every((choice) => field.options?.includes(choice));
-  const datalistId = field.datalist_id ?? "";
-  const owned =
-    typeof owner === "string"
-      ? await ownsDatalist(ctx, owner, datalistId)
-      : owner.ownedDatalists.includes(datalistId);
-  if (!owned) return false;
-  for (const choice of chosen) {
-    // One indexed lookup per choice, rather than reading the whole list.
-    const { items } = await ctx.store.query(collections.datalistEntries, datalistId, {
-      where: [{ field: "entry_value", op: "eq", value: choice }],
-      limit: 1,
-    });
-    if (items.length === 0) return false;
-  }
-  return true;
 }
 
 function filesProblem(field: { max_files?: number }, value: string): string | null {

@@ -14,15 +14,17 @@ import {
   readClaimable,
   releaseAttachments,
 } from "./attachment-claims.ts";
-import { type CounterRecord, counterOp } from "./counters.ts";
+import { adjustCounts, type CounterRecord, counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
+import { compileRules, type FormRules } from "./form-rules.ts";
 import {
   type FormSnapshot,
   formCounter,
   formSnapshot,
   formVersionCount,
 } from "./form-snapshots.ts";
+import { countsAfterPost, inventoryQuantities, inventoryTaken, soldOut } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
@@ -79,8 +81,10 @@ export async function createSubmission(
         checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
         claimed = await claimRead(ctx, formId, id, checked.claims, false);
       }
-      const submissions = (counter?.record.counts.submissions ?? 0) + 1;
-      if (submissions > checked.limit) {
+      // The whole counts, so that counts other code keeps in this record stay as they were;
+      // the post's inventory is taken in the same write (inventory.ts).
+      const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
+      if ((counts.submissions ?? 0) > checked.limit) {
         throw new ServiceError(
           "form_closed",
           "This form has received all the submissions it takes",
@@ -89,8 +93,6 @@ export async function createSubmission(
       const owner = snapshot.form.owner_user_id;
       const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
       const submission = submissionOf(ctx, snapshot, id, checked.values, caller, device, draft);
-      // The whole counts, so that counts other code keeps in this record stay as they were.
-      const counts: Record<string, number> = { ...counter?.record.counts, submissions };
       const claimedBytes = bytesOf(checked.claims);
       if (claimedBytes > 0) {
         const unclaimed = counts[unclaimedBytesCount] ?? 0;
@@ -146,6 +148,9 @@ interface CheckedPost {
   limit: number;
   /** The files the post names that it is to claim, as read (attachment-claims.ts). */
   claims: Stored<AttachmentRecord>[];
+  rules: FormRules;
+  /** The inventory counts the post takes (none for a draft). */
+  taken: string[];
 }
 
 /**
@@ -166,10 +171,12 @@ async function checkPost(
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }
-  const values = await checkSubmittedValues(ctx, form.form_definition, fields, draft, snapshot);
+  const values = await checkSubmittedValues(ctx, form, fields, draft, snapshot);
   const claims = await readClaimable(ctx, formId, submissionId, form.form_definition, values);
+  const rules = compileRules(form);
+  const taken = draft ? [] : inventoryTaken(rules, values);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
-  return { snapshot, values, limit, claims };
+  return { snapshot, values, limit, claims, rules, taken };
 }
 
 /** The record of a new submission. */
@@ -230,14 +237,15 @@ export async function updateSubmission(
   const merged = new Map(record.form_fields.map((f) => [f.unique_system_name, f]));
   for (const field of input.form_fields) merged.set(field.unique_system_name, field);
   const fields = [...merged.values()];
-  const values = await checkSubmittedValues(
-    ctx,
-    form.form_definition,
-    fields,
-    draft,
-    form.owner_user_id,
-  );
-  const claimed = await claimAttachments(ctx, form.id, record.id, form.form_definition, values);
+  const values = await checkSubmittedValues(ctx, form, fields, draft);
+  const inventory = await retakeInventory(ctx, form, record, values, draft);
+  let claimed: string[] = [];
+  try {
+    claimed = await claimAttachments(ctx, form.id, record.id, form.form_definition, values);
+  } catch (error) {
+    await inventory.undo();
+    throw error;
+  }
   const next: SubmissionRecord = {
     ...record,
     form_fields: values,
@@ -249,6 +257,7 @@ export async function updateSubmission(
     await ctx.store.replace(collections.submissions, form.id, next, { ifMatch: etag });
   } catch (error) {
     await releaseAttachments(ctx, form.id, claimed);
+    await inventory.undo();
     throw error;
   }
   // A draft that becomes a submission is announced as a new one (design.md §7).
@@ -263,15 +272,56 @@ export async function updateSubmission(
 }
 
 /**
- * S7: deletes a submission and frees its slot on the form in one `Store.batch`, conditional
- * on both as read (a crash leaves both or neither), then deletes its files.
+ * S6's change to the inventory: what the submission holds as stored (none for a draft)
+ * becomes what it holds with `values` (none while `draft`), in one conditional counter write.
+ * @returns how to undo it when the submission's write fails.
+ * @throws {ValidationError} when a newly chosen option is sold out.
+ */
+async function retakeInventory(
+  ctx: Context,
+  form: FormRecord,
+  record: SubmissionRecord,
+  values: SubmittedField[],
+  draft: boolean,
+) {
+  const rules = compileRules(form);
+  const held = record.is_draft_submission ? [] : inventoryTaken(rules, record.form_fields);
+  const wanted = draft ? [] : inventoryTaken(rules, values);
+  const deltas: Record<string, number> = {};
+  for (const name of held) deltas[name] = -1;
+  for (const name of wanted) deltas[name] = (deltas[name] ?? 0) + 1;
+  for (const [name, delta] of Object.entries(deltas)) if (delta === 0) delete deltas[name];
+  const undo = async () => {
+    const back = Object.fromEntries(Object.entries(deltas).map(([name, d]) => [name, -d]));
+    if (Object.keys(back).length) await adjustCounts(ctx, formCounter(form.id), back);
+  };
+  if (Object.keys(deltas).length === 0) return { undo };
+  const limits = Object.fromEntries(inventoryQuantities(rules));
+  if (!(await adjustCounts(ctx, formCounter(form.id), deltas, limits))) {
+    const issues = Object.entries(deltas)
+      .filter(([, delta]) => delta > 0)
+      .map(([name]) => soldOut(name));
+    throw new ValidationError("A chosen option is sold out", issues);
+  }
+  return { undo };
+}
+
+/**
+ * S7: deletes a submission and frees its slot and inventory on the form in one
+ * `Store.batch`, conditional on both as read (a crash leaves both or neither), then deletes
+ * its files.
  */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
   const key = formCounter(form.id);
   for (let attempt = 1; stored; attempt++) {
     const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
-    const submissions = Math.max(0, (counter?.record.counts.submissions ?? 0) - 1);
+    const counts: Record<string, number> = { ...counter?.record.counts };
+    const taken = stored.record.is_draft_submission
+      ? []
+      : inventoryTaken(compileRules(form), stored.record.form_fields);
+    for (const name of ["submissions", ...taken])
+      counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
     const ops: BatchOp[] = [
       {
         op: "delete",
@@ -280,7 +330,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
         id: submissionId,
         ifMatch: stored.etag,
       },
-      counterOp(key, counter, { ...counter?.record.counts, submissions }),
+      counterOp(key, counter, counts),
     ];
     if (await written(ctx, ops)) {
       const { form_fields } = stored.record;

@@ -1,5 +1,5 @@
 import type { renderForm } from "../domain/form-rendering.ts";
-import { clientScript } from "./client-script.ts";
+import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
 import { pageStyles } from "./styles.ts";
@@ -38,8 +38,21 @@ ${settings.form_description && html`<p class="description">${settings.form_descr
 ${pages}<button type="submit">Submit</button>
 </form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
+<script type="application/json" id="formwork-rules">${trusted(rulesJson(rendered))}</script>
 <script nonce="${nonce}">${trusted(clientScript)}</script>`,
   );
+}
+
+/** The sections the page script applies live, as JSON safe inside a `<script>` element. */
+function rulesJson(rendered: RenderedForm): string {
+  const config = rendered.form_configuration;
+  const rules = {
+    conditionallogicsettings: config.conditionallogicsettings,
+    calculatedfieldsettings: config.calculatedfieldsettings,
+    privatedatalistlogicsettings: config.privatedatalistlogicsettings,
+    quantitylimitsettings: config.quantitylimitsettings,
+  };
+  return JSON.stringify(rules).replace(/</g, "\\u003c");
 }
 
 /** A page that says why the form cannot be shown (missing, disabled, sign-in needed). */

@@ -109,7 +109,9 @@ describe("hosted form page (extension): the HTML", () => {
     assert.ok(!text.includes("<img"));
     assert.ok(!text.includes("alert(2)</script>"));
     assert.ok(!text.includes(`"><script`));
-    assert.equal(text.match(/<script/g)?.length, 1);
+    // The page script, and the rules as a JSON data block (never run).
+    assert.equal(text.match(/<script/g)?.length, 2);
+    assert.equal(text.match(/<script type="application\/json" id="formwork-rules">/g)?.length, 1);
     assert.ok(text.includes("&lt;img src=x onerror=alert(1)&gt;&lt;/title&gt;</title>"));
     assert.ok(text.includes('<option value="&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;">'));
     assert.ok(text.includes('<option value="&#39;single&#39;">&#39;single&#39;</option>'));

@@ -1,0 +1,145 @@
+/**
+ * The form engine's rules applied live in the hosted page (design.md §11), with the same
+ * JsonLogic library as the server: fields shown and hidden, calculated fields filled in,
+ * cascading lists narrowed to the chosen value's options, sold-out options disabled. The
+ * server applies them again on submit and stays the authority. Runs in the browser only.
+ */
+import { LogicEngine } from "json-logic-engine";
+
+/** The sections of F5's `form_configuration` the page applies. */
+export interface PageRules {
+  conditionallogicsettings?: {
+    rules?: { fields: string[]; action: "show" | "require"; when: unknown }[];
+  };
+  calculatedfieldsettings?: { fields?: { unique_system_name: string; expression: unknown }[] };
+  privatedatalistlogicsettings?: {
+    rules?: {
+      unique_system_name: string;
+      depends_on: string;
+      options_by_value: Record<string, string[]>;
+    }[];
+  };
+  quantitylimitsettings?: {
+    inventory?: { unique_system_name: string; option: string; remaining: number }[];
+  };
+}
+
+// `run` interprets with closures and never compiles with eval, which the page's CSP forbids.
+const engine = new LogicEngine();
+
+function evaluate(expression: unknown, data: Record<string, unknown>): unknown {
+  try {
+    return engine.run(expression, data);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fields of the form, by system name. */
+function fieldsOf(form: HTMLFormElement): Map<string, HTMLElement> {
+  const fields = form.querySelectorAll<HTMLElement>(".field");
+  return new Map([...fields].map((field) => [field.dataset.name ?? "", field]));
+}
+
+/** A field's value as the page shows it now (files excepted): options joined by `|`. */
+export function currentValue(field: HTMLElement): string {
+  const type = field.dataset.type;
+  if (type === "radio" || type === "checkbox") {
+    const checked = field.querySelectorAll<HTMLInputElement>("input:checked");
+    return [...checked].map((input) => input.value).join("|");
+  }
+  const control = field.querySelector<HTMLInputElement | HTMLSelectElement>(
+    "input, select, textarea",
+  );
+  return type === "file" || !control ? "" : control.value;
+}
+
+function logicValue(field: HTMLElement, value: string): string | number {
+  if (field.dataset.type !== "number" || value.trim() === "") return value;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : value;
+}
+
+/** Applies `rules` to `form` now and after every change a person makes. */
+export function applyRules(form: HTMLFormElement, rules: PageRules): void {
+  const fields = fieldsOf(form);
+  const calculations = rules.calculatedfieldsettings?.fields ?? [];
+  for (const { unique_system_name: name } of calculations) {
+    const control = fields.get(name)?.querySelector("input");
+    if (control) control.readOnly = true;
+  }
+  const update = () => {
+    const data: Record<string, string | number> = {};
+    for (const [name, field] of fields) data[name] = logicValue(field, currentValue(field));
+    for (const { unique_system_name: name, expression } of calculations) {
+      const result = evaluate(expression, data);
+      const value =
+        typeof result === "string" || (typeof result === "number" && Number.isFinite(result))
+          ? result
+          : "";
+      data[name] = value;
+      const control = fields.get(name)?.querySelector("input");
+      if (control) control.value = String(value);
+    }
+    const hidden = new Set<string>();
+    for (const rule of rules.conditionallogicsettings?.rules ?? []) {
+      if (rule.action !== "show" || engine.truthy(evaluate(rule.when, data))) continue;
+      for (const name of rule.fields) hidden.add(name);
+    }
+    for (const [name, field] of fields) field.hidden = hidden.has(name);
+    for (const rule of rules.privatedatalistlogicsettings?.rules ?? []) {
+      const field = fields.get(rule.unique_system_name);
+      const chosen = currentValue(fields.get(rule.depends_on) ?? field ?? form);
+      const offered = Object.hasOwn(rule.options_by_value, chosen)
+        ? (rule.options_by_value[chosen] ?? [])
+        : [];
+      if (field) narrowOptions(field, offered);
+    }
+    for (const item of rules.quantitylimitsettings?.inventory ?? []) {
+      const field = fields.get(item.unique_system_name);
+      if (field && item.remaining <= 0) soldOut(field, item.option);
+    }
+  };
+  form.addEventListener("input", update);
+  form.addEventListener("change", update);
+  update();
+}
+
+/** Offers only `offered` in a choice field; a choice no longer offered is cleared. */
+function narrowOptions(field: HTMLElement, offered: string[]): void {
+  const select = field.querySelector("select");
+  if (select) {
+    const current = select.value;
+    const placeholder = select.options[0]?.value === "" ? [select.options[0]] : [];
+    const wanted = offered.map((option) => new Option(option, option));
+    const same =
+      select.options.length === placeholder.length + wanted.length &&
+      wanted.every((option, n) => select.options[n + placeholder.length]?.value === option.value);
+    if (same) return;
+    select.replaceChildren(...placeholder.filter((o) => o !== undefined), ...wanted);
+    select.value = offered.includes(current) ? current : "";
+    return;
+  }
+  for (const input of field.querySelectorAll<HTMLInputElement>("input")) {
+    const allowed = offered.includes(input.value);
+    const choice = input.closest<HTMLElement>(".choice");
+    if (choice) choice.hidden = !allowed;
+    input.disabled = !allowed;
+    if (!allowed) input.checked = false;
+  }
+}
+
+/** Disables a sold-out option and says so in its label. */
+function soldOut(field: HTMLElement, option: string): void {
+  for (const control of field.querySelectorAll<HTMLInputElement | HTMLOptionElement>(
+    "input, option",
+  )) {
+    if (control.value !== option || control.disabled) continue;
+    control.disabled = true;
+    if (control instanceof HTMLOptionElement) control.textContent = `${option} (sold out)`;
+    else {
+      const label = field.querySelector(`label[for="${control.id}"]`);
+      if (label) label.textContent = `${option} (sold out)`;
+    }
+  }
+}

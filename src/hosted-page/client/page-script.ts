@@ -1,0 +1,232 @@
+/**
+ * The hosted form page's script (the entry point bundled into the page by
+ * scripts/bundle-client.ts): it applies the form's rules live (live-rules.ts), uploads each
+ * chosen file through S3 (one XMLHttpRequest per file, for its upload progress), submits the
+ * visible fields' values through S2, shows S2's validation issues beside their fields, and
+ * then shows the thanks message or follows the redirect. It calls the API beside the page
+ * (`<base>/f/<id>` → `<base>/api/form/<id>/…`), so it works under any mount path.
+ */
+import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
+
+interface Answer {
+  message?: string;
+  issues?: { path: string; message: string }[];
+  thanks_behaviour?: string;
+  thanks_behaviour_message?: string;
+  thanks_behaviour_redirect_url?: string;
+  thanks_behaviour_redirect_parent_page?: boolean;
+  thanks_behaviour_redirect_url_params?: {
+    param_name: string;
+    param_value_form_field_system_name?: string;
+    param_value_fixed?: string;
+  }[];
+}
+
+const form = document.getElementById("formwork-form") as HTMLFormElement | null;
+if (form) start(form);
+
+function parse<T>(text: string): T | null {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+function start(form: HTMLFormElement): void {
+  const base = location.pathname.replace(/\/f\/[^/]*\/?$/, "");
+  const api = `${base}/api/form/${encodeURIComponent(form.dataset.formId ?? "")}`;
+  const alertBox = document.getElementById("form-alert") as HTMLElement;
+  const thanks = document.getElementById("thanks") as HTMLElement;
+  const button = form.querySelector("button[type=submit]") as HTMLButtonElement;
+  const uploads = new Map<string, Promise<string | null>[]>();
+  const rules = parse<PageRules>(document.getElementById("formwork-rules")?.textContent ?? "");
+  applyRules(form, rules ?? {});
+
+  const fields = () => [...form.querySelectorAll<HTMLElement>(".field")];
+  const fieldOf = (name: string) => fields().find((f) => f.dataset.name === name);
+  const controls = (field: HTMLElement) =>
+    field.querySelectorAll<HTMLElement>("input, select, textarea");
+
+  function setError(field: HTMLElement, message: string) {
+    const box = field.querySelector(".error") as HTMLElement;
+    box.textContent = message;
+    box.hidden = !message;
+    for (const control of controls(field)) {
+      if (message) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
+  }
+  function showAlert(message: string) {
+    alertBox.textContent = message;
+    alertBox.hidden = !message;
+  }
+
+  function upload(name: string, file: File, list: HTMLElement): Promise<string | null> {
+    const item = document.createElement("li");
+    const label = document.createElement("span");
+    const bar = document.createElement("progress");
+    item.dataset.state = "uploading";
+    label.textContent = file.name;
+    bar.max = 100;
+    bar.value = 0;
+    bar.setAttribute("aria-label", `Upload of ${file.name}`);
+    item.append(label, bar);
+    list.append(item);
+    return new Promise((resolve) => {
+      const xhr = new XMLHttpRequest();
+      const fail = (message: string) => {
+        item.dataset.state = "failed";
+        label.textContent = `${file.name}: ${message}`;
+        resolve(null);
+      };
+      xhr.open("POST", `${api}/submissionattachment`);
+      xhr.upload.onprogress = (event) => {
+        if (event.lengthComputable) bar.value = Math.floor((event.loaded / event.total) * 99);
+      };
+      xhr.onload = () => {
+        const body = parse<{ id?: string; message?: string }>(xhr.responseText);
+        if (xhr.status !== 200 || !body?.id) {
+          fail(body?.message || `the upload failed (${xhr.status})`);
+          return;
+        }
+        bar.value = 100;
+        item.dataset.state = "done";
+        resolve(body.id);
+      };
+      xhr.onerror = () => fail("the upload did not reach the server");
+      const data = new FormData();
+      data.append(name, file, file.name);
+      xhr.send(data);
+    });
+  }
+
+  function chooseFiles(input: HTMLInputElement) {
+    const field = input.closest(".field") as HTMLElement;
+    const name = field.dataset.name ?? "";
+    const list = field.querySelector(".uploads") as HTMLElement;
+    const files = [...(input.files ?? [])];
+    const maxFiles = Number(input.dataset.maxFiles) || Number.POSITIVE_INFINITY;
+    const maxSize = Number(input.dataset.maxFileSize) || Number.POSITIVE_INFINITY;
+    const tooBig = files.filter((file) => file.size > maxSize);
+    list.textContent = "";
+    uploads.set(name, []);
+    setError(field, "");
+    if (files.length > maxFiles) return setError(field, `Choose at most ${maxFiles} files.`);
+    if (tooBig[0]) return setError(field, `${tooBig[0].name} is larger than allowed.`);
+    uploads.set(
+      name,
+      files.map((file) => upload(name, file, list)),
+    );
+  }
+
+  async function submittedValue(field: HTMLElement): Promise<string | null> {
+    if (field.dataset.type !== "file") return currentValue(field);
+    const ids = await Promise.all(uploads.get(field.dataset.name ?? "") ?? []);
+    if (!ids.includes(null)) return ids.join("|");
+    setError(field, "A file did not upload; choose it again.");
+    return null;
+  }
+
+  function redirectUrl(answer: Answer, values: Record<string, string>): string | null {
+    if (!answer.thanks_behaviour_redirect_url) return null;
+    let url: URL;
+    try {
+      url = new URL(answer.thanks_behaviour_redirect_url, location.href);
+    } catch {
+      return null;
+    }
+    // Web addresses only: a javascript: URL from the settings would run in this page.
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    for (const param of answer.thanks_behaviour_redirect_url_params ?? []) {
+      const from = param.param_value_form_field_system_name;
+      url.searchParams.append(
+        param.param_name,
+        (from ? values[from] : param.param_value_fixed) || "",
+      );
+    }
+    return url.href;
+  }
+
+  function thank(answer: Answer, values: Record<string, string>) {
+    const target = answer.thanks_behaviour === "url_redirect" && redirectUrl(answer, values);
+    if (target && answer.thanks_behaviour_redirect_parent_page) {
+      try {
+        (window.top ?? window).location.href = target;
+        return;
+      } catch {
+        // Cross-origin parent: follow the redirect in this frame instead.
+      }
+    }
+    if (target) {
+      location.href = target;
+      return;
+    }
+    form.hidden = true;
+    thanks.textContent = answer.thanks_behaviour_message || "Thank you for your submission";
+    thanks.hidden = false;
+    thanks.focus();
+  }
+
+  function showIssues(answer: Answer | null) {
+    let first: HTMLElement | null = null;
+    const others: string[] = [];
+    for (const issue of answer?.issues ?? []) {
+      const field = fieldOf(issue.path);
+      if (!field) {
+        others.push(`${issue.path} ${issue.message}`);
+        continue;
+      }
+      setError(field, `${field.dataset.label} ${issue.message}`);
+      first ??= field;
+    }
+    const summary = first
+      ? "Please correct the fields marked below."
+      : answer?.message || "The form could not be sent.";
+    showAlert([summary, ...others].join(" "));
+    if (first) controls(first)[0]?.focus();
+  }
+
+  async function send() {
+    const values: Record<string, string> = {};
+    let failed = false;
+    showAlert("");
+    for (const field of fields()) setError(field, "");
+    // A hidden field's value is never sent: the server would drop it anyway.
+    for (const field of fields().filter((f) => !f.hidden)) {
+      const value = await submittedValue(field);
+      if (value === null) failed = true;
+      else if (value !== "") values[field.dataset.name ?? ""] = value;
+    }
+    if (failed) return showAlert("Please correct the fields marked below.");
+    const formFields = Object.entries(values).map(([name, value]) => ({
+      unique_system_name: name,
+      submitted_value: value,
+    }));
+    let response: Response;
+    try {
+      response = await fetch(`${api}/submission`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ form_fields: formFields }),
+      });
+    } catch {
+      return showAlert("The form could not be sent. Check your connection and try again.");
+    }
+    const answer = parse<Answer>(await response.text());
+    if (response.ok && answer) thank(answer, values);
+    else showIssues(answer);
+  }
+
+  form.addEventListener("change", (event) => {
+    const target = event.target as HTMLInputElement;
+    if (target.type === "file") chooseFiles(target);
+  });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    void send().finally(() => {
+      button.disabled = false;
+    });
+  });
+}

@@ -1,8 +1,14 @@
 import { createServer } from "node:http";
 import { getRequestListener } from "@hono/node-server";
-import { createHttpWebhookSender, type FormService, type FormServiceOptions } from "formwork";
+import {
+  createHttpWebhookSender,
+  createSmtpMailer,
+  type FormService,
+  type FormServiceOptions,
+} from "formwork";
 import type { ServerConfig } from "./config.ts";
 import { countryOf } from "./country.ts";
+import { createFileMailer } from "./file-mailer.ts";
 import { gracefulClose } from "./graceful-close.ts";
 import { createLogger } from "./logger.ts";
 
@@ -20,6 +26,9 @@ export function optionsFrom(config: ServerConfig) {
       credentialPerMinute: config.rateLimitCredentialPerMinute,
     },
     allowPrivateWebhookDestinations: config.allowPrivateWebhooks,
+    mailer: config.smtpUrl
+      ? createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
+      : createFileMailer({ directory: `${config.dataDir}/mail`, from: config.mailFrom }),
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: config.allowPrivateWebhooks,
       retryBaseMs: config.webhookRetryBaseMs,

@@ -32,8 +32,8 @@ export interface Context {
 
 /** How the confirmation e-mail and the destination post are attempted (design.md §11). */
 export interface ActionSettings {
-  /** Milliseconds the first attempt, made within S2, may take. */
-  firstAttemptMs: number;
+  /** Milliseconds one attempt may take: the first, made within S2, and each e-mail retry. */
+  attemptMs: number;
   /** The retries of an e-mail from the outbox (destination posts follow the webhook sender). */
   mailRetry: RetryPolicy;
 }

@@ -187,7 +187,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     webhookSender,
     mailer: options.mailer,
     actions: {
-      firstAttemptMs: options.actionTimeoutMs ?? 5000,
+      attemptMs: options.actionTimeoutMs ?? 5000,
       mailRetry: {
         maxAttempts: 8,
         retryBaseMs: 1000,

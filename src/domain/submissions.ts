@@ -23,6 +23,7 @@ import {
 } from "./form-snapshots.ts";
 import { type QuotaReservation, takeQuota } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
+import { runPostSubmissionActions } from "./submission-actions.ts";
 import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
@@ -94,35 +95,33 @@ export async function createSubmission(
   const { form } = snapshot;
   const id = newId();
   let claimed: string[] = [];
+  const submission: SubmissionRecord = {
+    form_id: formId,
+    stale_form_name: form.form_configuration.settings.form_name,
+    created_by_verified_email_address: caller?.email ?? "",
+    created_by_device: device,
+    form_fields: values,
+    search_words: searchWordsOf(form.form_definition, values),
+    is_draft_submission: draft,
+    id,
+    ...createdAt(ctx.now()),
+  };
   try {
     claimed = await claimAttachments(ctx, formId, id, form.form_definition, values);
-    await storeSubmission(
-      ctx,
-      {
-        form_id: formId,
-        stale_form_name: form.form_configuration.settings.form_name,
-        created_by_verified_email_address: caller?.email ?? "",
-        created_by_device: device,
-        form_fields: values,
-        search_words: searchWordsOf(form.form_definition, values),
-        is_draft_submission: draft,
-        id,
-        ...createdAt(ctx.now()),
-      },
-      snapshot.webhooks,
-    );
+    await storeSubmission(ctx, submission, snapshot.webhooks);
   } catch (error) {
     await releaseAttachments(ctx, formId, claimed);
     await adjustCount(ctx, formCounter(formId), "submissions", -1);
     await monthly.giveBack();
     throw error;
   }
+  const flags = await runPostSubmissionActions(ctx, form, submission);
   return {
     id,
     message: "Submission posted successfully",
     ...thanksPageOf(form),
-    cloud_database_post_expected_but_failed: false,
-    email_address_post_expected_but_failed: false,
+    cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
+    email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
     actionSuccessful: true,
   };
 }
@@ -222,7 +221,11 @@ export async function updateSubmission(
     throw error;
   }
   // A draft that becomes a submission is announced as a new one (design.md §7).
-  if (record.is_draft_submission && !draft) await enqueueSubmissionCreated(ctx, next);
+  if (record.is_draft_submission && !draft) {
+    await enqueueSubmissionCreated(ctx, next);
+    // S6 answers no flags: a failed first attempt is only retried from the outbox.
+    await runPostSubmissionActions(ctx, form, next);
+  }
   const kept = new Set(fileIdsOf(form.form_definition, values));
   const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
   await deleteAttachments(ctx, form, dropped);

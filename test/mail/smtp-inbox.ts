@@ -16,6 +16,8 @@ export interface InboxOptions {
   auth?: { user: string; pass: string };
   /** Recipients the server refuses with a 550. */
   refuse?: string[];
+  /** The port to listen on. @default a free one */
+  port?: number;
 }
 
 /** A real SMTP server on a free local port, without STARTTLS, that keeps what it receives. */
@@ -48,7 +50,7 @@ export async function startInbox(options: InboxOptions = {}) {
       );
     },
   });
-  server.listen(0, "127.0.0.1");
+  server.listen(options.port ?? 0, "127.0.0.1");
   await once(server.server, "listening");
   const { port } = server.server.address() as AddressInfo;
   const credentials = options.auth ? `${options.auth.user}:${options.auth.pass}@` : "";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { startReceiver } from "../webhooks/receiver.ts";
 import { withActionForm } from "./action-setup.ts";
 import { downServerUrl, startInbox } from "./smtp-inbox.ts";
@@ -58,4 +59,17 @@ test("the log needs the account management role and a known action", async () =>
   const unknown = await log(env, "sms");
   assert.equal(unknown.status, 400);
   assert.equal((await log(env, "email", "?batchSize=0")).status, 400);
+});
+
+test("deleting the form deletes its action log", async () => {
+  const store = createMemoryStore();
+  const receiver = await startReceiver([200]);
+  const env = await withActionForm({ extra: { store } });
+  await env.destination(receiver.url);
+  await env.submit();
+  await settled(env, "destination", "delivered");
+  const logId = `destination:${env.formId}`;
+  assert.equal((await store.query("webhook_deliveries", logId)).items.length, 1);
+  await env.setSection("generalsettingsdelete", {});
+  assert.equal((await store.query("webhook_deliveries", logId)).items.length, 0);
 });

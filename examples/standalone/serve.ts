@@ -29,6 +29,8 @@ export function optionsFrom(config: ServerConfig) {
     mailer: config.smtpUrl
       ? createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
       : createFileMailer({ directory: `${config.dataDir}/mail`, from: config.mailFrom }),
+    // E-mails are retried as webhooks are.
+    mailRetry: { retryBaseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: config.allowPrivateWebhooks,
       retryBaseMs: config.webhookRetryBaseMs,

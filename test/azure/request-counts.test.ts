@@ -30,7 +30,7 @@ const expected: Record<string, number> = {
   "S5 list submissions, next page (2 with files)": 7,
   "S6 update a submission": 9,
   "S7 delete a submission with its file": 8,
-  "F3 delete a form with 5 submissions and 1 file": 26,
+  "F3 delete a form with 5 submissions and 1 file": 30,
 };
 
 const storeCalls: string[] = [];

@@ -1,14 +1,20 @@
 import type { FormSnapshots } from "./domain/form-snapshots.ts";
 import type { PartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
+import type { Mailer } from "./ports/mailer.ts";
 import type { Store } from "./ports/store.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
+import type { RetryPolicy } from "./webhooks/retries.ts";
 
 /** What every domain function works with: the ports and the service's settings. */
 export interface Context {
   store: Store;
   blobs: BlobStore | undefined;
   webhookSender: WebhookSender | undefined;
+  /** Sends confirmation e-mails; `undefined` when none is configured (each e-mail fails). */
+  mailer: Mailer | undefined;
+  /** How a form's own actions after a submission (e-mail, destination post) are attempted. */
+  actions: ActionSettings;
   /** The partner layer's settings: the customer login token key and lifetime, default quotas. */
   partners: PartnerSettings;
   /** The current time; tests may fix it. */
@@ -22,6 +28,14 @@ export interface Context {
   nudgeWebhooks(): void;
   /** The forms this instance holds for S2, checked against their version on every use. */
   formSnapshots: FormSnapshots;
+}
+
+/** How the confirmation e-mail and the destination post are attempted (design.md §11). */
+export interface ActionSettings {
+  /** Milliseconds one attempt may take: the first, made within S2, and each e-mail retry. */
+  attemptMs: number;
+  /** The retries of an e-mail from the outbox (destination posts follow the webhook sender). */
+  mailRetry: RetryPolicy;
 }
 
 /** Bounds on what one request may carry. */

@@ -22,10 +22,16 @@ export {
   type ValidationIssue,
 } from "./errors.ts";
 export type { RateLimitOptions } from "./http/rate-limits.ts";
+export {
+  createSmtpMailer,
+  nodemailerMessage,
+  type SmtpMailerOptions,
+} from "./mail/smtp-mailer.ts";
 export type { PartnerOptions } from "./partner-settings.ts";
 export type { BlobInfo, BlobStore } from "./ports/blob-store.ts";
 export { evaluateQuery } from "./ports/evaluate-query.ts";
 export type { LogFields, Logger } from "./ports/logger.ts";
+export { type Mailer, type MailMessage, MailRejectedError } from "./ports/mailer.ts";
 export {
   type Condition,
   type Page,

@@ -19,9 +19,11 @@ import { createRouter, failureResponse } from "./http/router.ts";
 import { type PartnerOptions, resolvePartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Logger } from "./ports/logger.ts";
+import type { Mailer } from "./ports/mailer.ts";
 import type { Store } from "./ports/store.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
 import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
+import type { RetryPolicy } from "./webhooks/retries.ts";
 
 /** Options of {@link createFormService}. */
 export interface FormServiceOptions {
@@ -40,6 +42,23 @@ export interface FormServiceOptions {
    * @default false
    */
   allowPrivateWebhookDestinations?: boolean;
+  /**
+   * Sends the forms' confirmation e-mails (design.md §11), e.g. `createSmtpMailer(…)`.
+   * @default undefined: no e-mail can be sent; each one a form calls for counts as failed
+   */
+  mailer?: Mailer;
+  /**
+   * Milliseconds the first attempt of a confirmation e-mail or a destination post may take
+   * within S2; both run at once, so S2 waits at most this long for them. A failed first
+   * attempt is retried from the outbox.
+   * @default 5000
+   */
+  actionTimeoutMs?: number;
+  /**
+   * How confirmation e-mails are retried from the outbox.
+   * @default { maxAttempts: 8, retryBaseMs: 1000, retryMaxDelayMs: 60000 }
+   */
+  mailRetry?: Partial<RetryPolicy>;
   /** How often the webhook outbox is read; 0 turns the delivery worker off. @default 1000 */
   webhookPollMs?: number;
   /**
@@ -166,6 +185,16 @@ export function createFormService(options: FormServiceOptions): FormService {
     store: options.store,
     blobs: options.blobs,
     webhookSender,
+    mailer: options.mailer,
+    actions: {
+      attemptMs: options.actionTimeoutMs ?? 5000,
+      mailRetry: {
+        maxAttempts: 8,
+        retryBaseMs: 1000,
+        retryMaxDelayMs: 60_000,
+        ...options.mailRetry,
+      },
+    },
     now: options.now ?? (() => new Date()),
     countryOf: options.countryOf ?? (() => ""),
     partners: resolvePartnerSettings(options.partners),

@@ -17,6 +17,10 @@ export interface ServerConfig {
   maxUploadBytes: number;
   /** Webhooks may point at private addresses (`ALLOW_PRIVATE_WEBHOOKS=1`). */
   allowPrivateWebhooks: boolean;
+  /** The SMTP server of confirmation e-mails (`SMTP_URL`); unset: `.eml` files under `DATA_DIR/mail/`. */
+  smtpUrl: string | undefined;
+  /** The `From` of confirmation e-mails (`MAIL_FROM`). @default "forms@localhost" */
+  mailFrom: string;
   /** The wait before the second webhook attempt, doubling after (`WEBHOOK_RETRY_BASE_MS`). */
   webhookRetryBaseMs: number;
   /** Webhook attempts in all (`WEBHOOK_MAX_ATTEMPTS`). */
@@ -82,6 +86,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     dataDir: resolve(env.DATA_DIR || "./data"),
     maxUploadBytes,
     allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || "forms@localhost",
     webhookRetryBaseMs: wholeNumber(env, "WEBHOOK_RETRY_BASE_MS", 1000, 1),
     webhookMaxAttempts: wholeNumber(env, "WEBHOOK_MAX_ATTEMPTS", 8, 1),
     logLevel: logLevelOf(env.LOG_LEVEL),

@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createHttpWebhookSender, type FormService, type FormServiceOptions } from "formwork";
+import {
+  createHttpWebhookSender,
+  createSmtpMailer,
+  type FormService,
+  type FormServiceOptions,
+} from "formwork";
 import type { ServerConfig } from "./config.ts";
 import { countryOf } from "./country.ts";
+import { createFileMailer } from "./file-mailer.ts";
 import { gracefulClose } from "./graceful-close.ts";
 import { createLogger } from "./logger.ts";
 
@@ -19,6 +25,11 @@ export function optionsFrom(config: ServerConfig) {
       credentialPerMinute: config.rateLimitCredentialPerMinute,
     },
     allowPrivateWebhookDestinations: config.allowPrivateWebhooks,
+    mailer: config.smtpUrl
+      ? createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
+      : createFileMailer({ directory: `${config.dataDir}/mail`, from: config.mailFrom }),
+    // E-mails are retried as webhooks are.
+    mailRetry: { retryBaseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: config.allowPrivateWebhooks,
       retryBaseMs: config.webhookRetryBaseMs,

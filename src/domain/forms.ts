@@ -3,6 +3,7 @@ import { type Context, collections } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { createdAt } from "../timestamps.ts";
+import { loggedActions } from "./action-deliveries.ts";
 import { accessForm, type FormAccess, requireRole } from "./form-access.ts";
 import { checkDefinition, type FormDefinition } from "./form-definition.ts";
 import {
@@ -17,6 +18,7 @@ import { saveForm } from "./form-writes.ts";
 import { emailPrincipal, formIdsOf, ownerPrincipal, removeMembership } from "./memberships.ts";
 import { withQuota } from "./quotas.ts";
 import { giveBackFormQuotas } from "./storage-quota.ts";
+import { actionLogId } from "./webhook-outbox.ts";
 
 /** The version of the form definition format this service writes. */
 export const formSystemVersion = 1;
@@ -112,6 +114,9 @@ export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
     await ctx.store.deletePartition(collections.webhookDeliveries, webhook.id);
   }
   await ctx.store.deletePartition(collections.webhooks, formId);
+  for (const action of loggedActions) {
+    await ctx.store.deletePartition(collections.webhookDeliveries, actionLogId(action, formId));
+  }
   await ctx.blobs?.deleteContainer(formId);
 }
 

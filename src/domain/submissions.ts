@@ -27,6 +27,7 @@ import {
 import { countsAfterPost, inventoryQuantities, inventoryTaken, soldOut } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
+import { runPostSubmissionActions } from "./submission-actions.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
@@ -113,12 +114,13 @@ export async function createSubmission(
         // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
         if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
         if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
+        const flags = await runPostSubmissionActions(ctx, snapshot.form, submission);
         return {
           id,
           message: "Submission posted successfully",
           ...thanksPageOf(snapshot.form),
-          cloud_database_post_expected_but_failed: false,
-          email_address_post_expected_but_failed: false,
+          cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
+          email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
           actionSuccessful: true,
         };
       }
@@ -261,7 +263,11 @@ export async function updateSubmission(
     throw error;
   }
   // A draft that becomes a submission is announced as a new one (design.md §7).
-  if (record.is_draft_submission && !draft) await enqueueSubmissionCreated(ctx, next);
+  if (record.is_draft_submission && !draft) {
+    await enqueueSubmissionCreated(ctx, next);
+    // S6 answers no flags: a failed first attempt is only retried from the outbox.
+    await runPostSubmissionActions(ctx, form, next);
+  }
   const kept = new Set(fileIdsOf(form.form_definition, values));
   const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
   await deleteAttachments(ctx, form, dropped);

@@ -51,7 +51,16 @@ export async function listDeliveries(
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
   await readWebhook(ctx, formId, webhookId);
-  const result = await ctx.store.query<DeliveryRecord>(collections.webhookDeliveries, webhookId, {
+  return deliveryPage(ctx, webhookId, page);
+}
+
+/** One page of the delivery records of one partition, newest first, payloads as JSON. */
+export async function deliveryPage(
+  ctx: Context,
+  partition: string,
+  page: { batchSize: number; continuationToken?: string },
+) {
+  const result = await ctx.store.query<DeliveryRecord>(collections.webhookDeliveries, partition, {
     orderBy: { field: "created_date_utc", direction: "desc" },
     limit: page.batchSize,
     continuation: page.continuationToken ?? null,

@@ -6,10 +6,22 @@ import { createdAt, type Timestamps } from "../timestamps.ts";
 import type { SubmissionRecord } from "./submission-record.ts";
 import type { WebhookRecord } from "./webhooks.ts";
 
-/** One message to one webhook, with every attempt made. Partition: the webhook id. */
+/**
+ * What an outbox entry delivers: a message to a webhook, or one of the form's own actions
+ * after a submission, its confirmation e-mail or its destination post (design.md §11).
+ */
+export type DeliveryKind = "webhook" | "email" | "destination";
+
+/**
+ * One message to one webhook, or one action of a form, with every attempt made.
+ * Partition: the webhook id, or for an action {@link actionLogId}.
+ */
 export interface DeliveryRecord extends Timestamps {
   /** Also the message's `webhook-id`. */
   id: string;
+  /** What it delivers; absent on records written before there were other kinds: a webhook. */
+  kind?: DeliveryKind;
+  /** The webhook id, or for an action {@link actionLogId}: the partition of its record. */
   webhook_id: string;
   form_id: string;
   submission_id: string;
@@ -33,13 +45,21 @@ export interface AttemptRecord {
 export interface OutboxEntry {
   /** The delivery id. */
   id: string;
+  /** As in the delivery record; absent: a webhook. */
+  kind?: DeliveryKind;
   form_id: string;
+  /** As in the delivery record: the partition of the delivery record. */
   webhook_id: string;
   /** When it may next be claimed: now for a new one, the lease's end for a claimed one. */
   due_at: string;
   /** The instance holding it, while one does. */
   lease_owner: string | null;
   attempts_made: number;
+}
+
+/** Where the delivery records of a form's e-mails or destination posts live. */
+export function actionLogId(kind: Exclude<DeliveryKind, "webhook">, formId: string): string {
+  return `${kind}:${formId}`;
 }
 
 /** The one outbox partition. */

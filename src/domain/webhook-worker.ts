@@ -2,7 +2,7 @@ import { type Context, collections } from "../context.ts";
 import { newId } from "../ids.ts";
 import { StoreConflictError, type Stored } from "../ports/store.ts";
 import type { AttemptOutcome, DeliveryResult, WebhookSender } from "../ports/webhook-sender.ts";
-import { destinationProblem } from "../webhooks/destination-guard.ts";
+import { sendFor } from "./outbox-senders.ts";
 import { updateDelivery } from "./webhook-deliveries.ts";
 import {
   type AttemptRecord,
@@ -10,7 +10,6 @@ import {
   type OutboxEntry,
   outboxPartition,
 } from "./webhook-outbox.ts";
-import type { WebhookRecord } from "./webhooks.ts";
 
 /** Settings of the background delivery worker. */
 export interface WebhookWorkerOptions {
@@ -125,53 +124,36 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
   async function deliver(first: Claim) {
     let claim = first;
     const entry = claim.record;
-    const webhook = await ctx.store.get<WebhookRecord>(
-      collections.webhooks,
-      entry.form_id,
-      entry.webhook_id,
-    );
     const delivery = await ctx.store.get<DeliveryRecord>(
       collections.webhookDeliveries,
       entry.webhook_id,
       entry.id,
     );
-    if (!webhook || !delivery)
-      return finish(claim, { status: "failed", attempts: entry.attempts_made });
-    const hook = webhook.record;
-    const url = new URL(hook.webhook_destination_url);
-    const problem = await destinationProblem(url, ctx.allowPrivateWebhookDestinations);
+    const send = delivery && (await sendFor(ctx, options.sender, entry, delivery.record));
+    if (!send) return finish(claim, { status: "failed", attempts: entry.attempts_made });
     const note = (attempt: number, outcome: AttemptOutcome) =>
       updateDelivery(ctx, entry.webhook_id, entry.id, (record) => {
         record.attempts.push(attemptRecord(attempt, outcome, ctx.now()));
       });
-    if (problem) {
-      await note(entry.attempts_made + 1, { kind: "refused", message: problem });
+    if ("refused" in send) {
+      await note(entry.attempts_made + 1, { kind: "refused", message: send.refused });
       return finish(claim, { status: "failed", attempts: entry.attempts_made + 1 });
     }
-    const result = await options.sender.deliver(
-      {
-        url: url.href,
-        id: entry.id,
-        payload: delivery.record.payload,
-        secret: hook.webhook_shared_secret,
-        headers: hook.http_header_key ? { [hook.http_header_key]: hook.http_header_value } : {},
+    const result = await send({
+      attemptsMade: entry.attempts_made,
+      signal: abort.signal,
+      beforeAttempt: async (attempt) => {
+        const renewed = await conditionalWrite({
+          record: { ...claim.record, attempts_made: attempt, due_at: leaseEnd() },
+          etag: claim.etag,
+        });
+        if (renewed) claim = renewed;
+        return renewed !== null;
       },
-      {
-        attemptsMade: entry.attempts_made,
-        signal: abort.signal,
-        beforeAttempt: async (attempt) => {
-          const renewed = await conditionalWrite({
-            record: { ...claim.record, attempts_made: attempt, due_at: leaseEnd() },
-            etag: claim.etag,
-          });
-          if (renewed) claim = renewed;
-          return renewed !== null;
-        },
-        afterAttempt: async (attempt, outcome) => {
-          await note(attempt, outcome);
-        },
+      afterAttempt: async (attempt, outcome) => {
+        await note(attempt, outcome);
       },
-    );
+    });
     await finish(claim, result);
   }
 
@@ -217,7 +199,8 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
   };
 }
 
-function attemptRecord(attempt: number, outcome: AttemptOutcome, at: Date): AttemptRecord {
+/** An attempt as the delivery record keeps it. */
+export function attemptRecord(attempt: number, outcome: AttemptOutcome, at: Date): AttemptRecord {
   const record: AttemptRecord = { attempt, at: at.toISOString(), outcome: outcome.kind };
   if (outcome.kind === "response") record.status_code = outcome.status;
   if (outcome.kind === "network_error" || outcome.kind === "refused")

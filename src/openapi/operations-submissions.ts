@@ -190,6 +190,20 @@ export const submissionOperations: Operation[] = [
     response: { description: "`results` and `continuation_token`." },
   },
   {
+    method: "get",
+    path: "/api/restricted/form/:formId/actions/:action/deliveries",
+    operationId: "listActionDeliveries",
+    ref: "extension",
+    summary: "List a form's confirmation e-mails or destination posts, newest first",
+    description:
+      "Each with its `kind`, `status` and every attempt, the first one made within S2. Role `has_account_management`.",
+    pathDescriptions: { action: "`email` or `destination`." },
+    tag: "Webhooks",
+    auth: "account",
+    query: deliveriesQuery,
+    response: { description: "`results` and `continuation_token`." },
+  },
+  {
     method: "post",
     path: `${webhookPath}/:webhookId/deliveries/:deliveryId/redeliver`,
     operationId: "redeliverWebhook",

@@ -18,8 +18,11 @@ export interface WebhookMessage {
   id: string;
   /** The JSON body, sent byte for byte as given. */
   payload: string;
-  /** The webhook's signing secret, `whsec_<base64>`. */
-  secret: string;
+  /**
+   * The webhook's signing secret, `whsec_<base64>`; absent for a message sent unsigned (a
+   * form's destination post, which the owner authenticates by its custom header instead).
+   */
+  secret?: string;
   /** Headers to add, such as the webhook's custom header. */
   headers: Record<string, string>;
 }

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { listActionDeliveries, loggedActions } from "../domain/action-deliveries.ts";
 import { listDeliveries, redeliver } from "../domain/webhook-deliveries.ts";
 import { addWebhook, listWebhooks, removeWebhook } from "../domain/webhooks.ts";
 import { readJson } from "../http/body.ts";
@@ -21,7 +22,10 @@ export const deliveriesQuery = v.object({
   continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
 });
 
-/** Submission webhooks: W1–W3, and the deliveries extension. */
+/** The `action` path parameter of the action deliveries list (extension). */
+export const actionParam = v.picklist(loggedActions, "must be email or destination");
+
+/** Submission webhooks: W1–W3, and the deliveries extension (of webhooks and form actions). */
 export function webhookRoutes(router: ServiceRouter): void {
   const base = "/api/restricted/form/:formId/submissionwebhook";
   router
@@ -52,6 +56,13 @@ export function webhookRoutes(router: ServiceRouter): void {
         guidParam(request, "webhookId"),
         page,
       );
+    })
+    .get("/api/restricted/form/:formId/actions/:action/deliveries", (request, ctx) => {
+      const params = Object.fromEntries(urlOf(request).searchParams);
+      const page = parseWith(deliveriesQuery, params, "The query parameters are not valid");
+      const action = parseWith(actionParam, request.params.action, "The action is not valid");
+      const formId = guidParam(request, "formId");
+      return listActionDeliveries(ctx, callerOf(request), formId, action, page);
     })
     .post(`${base}/:webhookId/deliveries/:deliveryId/redeliver`, (request, ctx) =>
       redeliver(

@@ -27,14 +27,20 @@ export function attemptDelivery(
     return Promise.resolve({ kind: "refused", message: `${host} is not a public address` });
   }
   const now = new Date();
-  const headers = {
+  const headers: Record<string, string> = {
     ...message.headers,
     "content-type": "application/json",
     "user-agent": "formwork-webhooks/1",
     "webhook-id": message.id,
-    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-    "webhook-signature": new Webhook(message.secret).sign(message.id, now, message.payload),
   };
+  if (message.secret) {
+    headers["webhook-timestamp"] = String(Math.floor(now.getTime() / 1000));
+    headers["webhook-signature"] = new Webhook(message.secret).sign(
+      message.id,
+      now,
+      message.payload,
+    );
+  }
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([timeout, options.signal]);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;

@@ -121,6 +121,12 @@ export const formCases: RouteCase[] = [
     request: (fx) => ({ path: `${webhook(fx)}/deliveries` }),
   },
   {
+    route: "GET /api/restricted/form/:formId/actions/:action/deliveries",
+    name: "e-mail deliveries",
+    access: manager,
+    request: (fx) => ({ path: `${form(fx)}/actions/email/deliveries` }),
+  },
+  {
     route:
       "POST /api/restricted/form/:formId/submissionwebhook/:webhookId/deliveries/:deliveryId/redeliver",
     name: "redeliver",

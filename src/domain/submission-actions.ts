@@ -1,7 +1,5 @@
 import { type Context, collections } from "../context.ts";
-import { newId } from "../ids.ts";
 import type { AttemptOutcome } from "../ports/webhook-sender.ts";
-import { createdAt } from "../timestamps.ts";
 import { isSuccess } from "../webhooks/retries.ts";
 import { attemptDestination, attemptMail } from "./action-attempts.ts";
 import { confirmationEmailOf } from "./confirmation-email.ts";
@@ -11,9 +9,9 @@ import type { SubmissionRecord } from "./submission-record.ts";
 import { updateDelivery } from "./webhook-deliveries.ts";
 import {
   actionLogId,
-  type DeliveryRecord,
   type OutboxEntry,
   outboxPartition,
+  pendingDelivery,
 } from "./webhook-outbox.ts";
 import { attemptRecord } from "./webhook-worker.ts";
 
@@ -75,18 +73,7 @@ async function runAction(
   attempt: (id: string) => Promise<AttemptOutcome>,
 ): Promise<boolean> {
   const logId = actionLogId(kind, submission.form_id);
-  const delivery: DeliveryRecord = {
-    id: newId(),
-    kind,
-    webhook_id: logId,
-    form_id: submission.form_id,
-    submission_id: submission.id,
-    event_type: "form_submission.created",
-    payload,
-    status: "pending",
-    attempts: [],
-    ...createdAt(ctx.now()),
-  };
+  const delivery = pendingDelivery(ctx, submission, logId, payload, kind);
   const holdEnd = ctx.now().getTime() + ctx.actions.attemptMs + holdMarginMs;
   const entry: OutboxEntry = {
     id: delivery.id,

@@ -99,17 +99,7 @@ export function submissionCreatedOps(
     data: { form_id: submission.form_id, form_submission: submission },
   });
   for (const webhook of webhooks) {
-    const delivery: DeliveryRecord = {
-      id: newId(),
-      webhook_id: webhook.id,
-      form_id: submission.form_id,
-      submission_id: submission.id,
-      event_type: "form_submission.created",
-      payload,
-      status: "pending",
-      attempts: [],
-      ...createdAt(ctx.now()),
-    };
+    const delivery = pendingDelivery(ctx, submission, webhook.id, payload);
     ops.push(
       {
         op: "create",
@@ -126,6 +116,31 @@ export function submissionCreatedOps(
     );
   }
   return ops;
+}
+
+/**
+ * A new pending delivery announcing `submission`, logged under `logId` (a webhook's id, or an
+ * action's log: {@link actionLogId}); `kind` is absent for a webhook.
+ */
+export function pendingDelivery(
+  ctx: Context,
+  submission: SubmissionRecord,
+  logId: string,
+  payload: string,
+  kind?: Exclude<DeliveryKind, "webhook">,
+): DeliveryRecord {
+  return {
+    id: newId(),
+    ...(kind ? { kind } : {}),
+    webhook_id: logId,
+    form_id: submission.form_id,
+    submission_id: submission.id,
+    event_type: "form_submission.created",
+    payload,
+    status: "pending",
+    attempts: [],
+    ...createdAt(ctx.now()),
+  };
 }
 
 /** Puts a delivery in the outbox, due now, with its attempt count reset. */

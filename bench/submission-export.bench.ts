@@ -87,7 +87,7 @@ try {
     }
   }
   console.log(
-    `Export over HTTP, ${EXPORTS} in a row per fresh server; median of ${ROUNDS} rounds. The rise at 100k is the lowdb store's segment cache (up to 100 segments of 200 submissions) filling.`,
+    `Export over HTTP, ${EXPORTS} in a row per fresh server; median of ${ROUNDS} rounds.`,
   );
   console.table(rows);
   for (const format of FORMATS) {

@@ -1,14 +1,13 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Context } from "../context.ts";
-import type { CounterRecord } from "./counters.ts";
 import { listEntryValues } from "./datalist-entries.ts";
 import { ownsDatalist } from "./datalists.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormDefinition } from "./form-definition.ts";
-import { type FormRecord, formSummary } from "./form-record.ts";
+import { formSummary } from "./form-record.ts";
 import { compileRules, type FormRules } from "./form-rules.ts";
 import { renderedSections } from "./form-settings.ts";
-import { formCounter, formSnapshot, formVersion } from "./form-snapshots.ts";
+import { formSnapshot, readFormCounter, versionOf } from "./form-snapshots.ts";
 import { inventoryCount } from "./inventory.ts";
 
 /** Reads a datalist's values at most once per request; none when the owner lacks it. */
@@ -24,7 +23,8 @@ type DatalistValues = (datalistId: string) => Promise<string[]>;
  * datalists' entries are read each time.
  */
 export async function renderForm(ctx: Context, caller: Caller | null, formId: string) {
-  const version = await formVersion(ctx, formId);
+  const counter = await readFormCounter(ctx, formId);
+  const version = versionOf(counter);
   const snapshot = version === null ? null : await formSnapshot(ctx, formId, version);
   if (version !== null && !snapshot) throw formNotFound();
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot ?? undefined);
@@ -51,7 +51,9 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
     form_configuration.privatedatalistlogicsettings = { rules: await cascadesOf(rules, values) };
   }
   if (rules.inventory.length) {
-    form_configuration.quantitylimitsettings = { inventory: await inventoryOf(ctx, form, rules) };
+    form_configuration.quantitylimitsettings = {
+      inventory: inventoryOf(counter?.record.counts ?? {}, rules),
+    };
   }
   return {
     id: form.id,
@@ -90,11 +92,8 @@ async function cascadesOf(rules: FormRules, values: DatalistValues) {
   return rendered;
 }
 
-/** Each limited option with what is left of it, from the form's counter record. */
-async function inventoryOf(ctx: Context, form: FormRecord, rules: FormRules) {
-  const key = formCounter(form.id);
-  const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
-  const counts = counter?.record.counts ?? {};
+/** Each limited option with what is left of it, from the form's counts as read. */
+function inventoryOf(counts: Readonly<Record<string, number>>, rules: FormRules) {
   return rules.inventory.map((item) => {
     const taken = counts[inventoryCount(item.unique_system_name, item.option)] ?? 0;
     return { ...item, remaining: Math.max(0, item.quantity - taken) };

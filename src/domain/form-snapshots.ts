@@ -28,6 +28,7 @@
  * and the entries are read by every F5 and S2.
  */
 import { type Context, collections } from "../context.ts";
+import type { Stored } from "../ports/store.ts";
 import { adjustCount, type CounterKey, type CounterRecord } from "./counters.ts";
 import { ownsDatalist } from "./datalists.ts";
 import { type FormDefinition, fieldsOf } from "./form-definition.ts";
@@ -128,13 +129,20 @@ export async function formSnapshot(
   return snapshot;
 }
 
-/**
- * The form's version from its counter record, for {@link formSnapshot}: `null` when the form
- * has no counter record yet.
- */
-export async function formVersion(ctx: Context, formId: string): Promise<number | null> {
+/** The form's counter record (its counts and version), or `null` when it has none yet. */
+export function readFormCounter(
+  ctx: Context,
+  formId: string,
+): Promise<Stored<CounterRecord> | null> {
   const key = formCounter(formId);
-  const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+  return ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+}
+
+/**
+ * The form's version in its counter record as read, for {@link formSnapshot}: `null` when the
+ * form has no counter record yet.
+ */
+export function versionOf(counter: Stored<CounterRecord> | null): number | null {
   return counter ? (counter.record.counts[formVersionCount] ?? 0) : null;
 }
 

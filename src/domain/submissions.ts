@@ -14,7 +14,7 @@ import {
   readClaimable,
   releaseAttachments,
 } from "./attachment-claims.ts";
-import { adjustCounts, type CounterRecord, counterOp } from "./counters.ts";
+import { adjustCounts, counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
 import { compileRules, type FormRules } from "./form-rules.ts";
@@ -22,7 +22,8 @@ import {
   type FormSnapshot,
   formCounter,
   formSnapshot,
-  formVersionCount,
+  readFormCounter,
+  versionOf,
 } from "./form-snapshots.ts";
 import { countsAfterPost, inventoryQuantities, inventoryTaken, soldOut } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
@@ -71,9 +72,8 @@ export async function createSubmission(
   try {
     for (let attempt = 1; ; attempt++) {
       const key = formCounter(formId);
-      const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
-      const version = counter ? (counter.record.counts[formVersionCount] ?? 0) : null;
-      const snapshot = await formSnapshot(ctx, formId, version);
+      const counter = await readFormCounter(ctx, formId);
+      const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
       if (!snapshot) throw formNotFound();
       if (checked?.snapshot !== snapshot) {
         await releaseAttachments(ctx, formId, claimed, false);
@@ -321,7 +321,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
   const key = formCounter(form.id);
   for (let attempt = 1; stored; attempt++) {
-    const counter = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+    const counter = await readFormCounter(ctx, form.id);
     const counts: Record<string, number> = { ...counter?.record.counts };
     const taken = stored.record.is_draft_submission
       ? []

@@ -21,7 +21,11 @@ function safeContentType(contentType: string): string {
     : "application/octet-stream";
 }
 
-function safeFilename(filename: string, fallback: string): string {
+/**
+ * A file name fit for `Content-Disposition`: control characters removed and path separators
+ * made `_`, or `fallback` when nothing is left.
+ */
+export function safeFilename(filename: string, fallback: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
   const cleaned = filename.replace(/[\x00-\x1f\x7f-\x9f]/g, "").replace(/[/\\]/g, "_");
   return cleaned.trim() || fallback;

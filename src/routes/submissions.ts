@@ -19,6 +19,7 @@ import {
   type ServiceRouter,
   urlOf,
 } from "../http/route-request.ts";
+import { safeFilename } from "../ports/download-headers.ts";
 import {
   parseExportQuery,
   parseListQuery,
@@ -86,11 +87,12 @@ export function submissionRoutes(router: ServiceRouter): void {
       const options = parseExportQuery(urlOf(request).searchParams);
       const access = await reportingAccess(request, ctx);
       const body = exportSubmissions(ctx, access, options);
-      const name = `${access.form.form_configuration.settings.form_name || "submissions"}.${options.format}`;
+      // The form's name, without what a file name may not hold; "submissions" when it is empty.
+      const name = safeFilename(access.form.form_configuration.settings.form_name, "submissions");
       return new Response(body, {
         headers: {
           "content-type": downloadTypes[options.format],
-          "content-disposition": contentDisposition(name),
+          "content-disposition": contentDisposition(`${name}.${options.format}`),
           "cache-control": "no-store",
           "x-content-type-options": "nosniff",
         },

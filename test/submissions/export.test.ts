@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { TestUser } from "../helpers.ts";
-import { download, type FilesEnv, submit, upload, withFiles } from "./setup.ts";
+import { formInput, type TestUser } from "../helpers.ts";
+import { allFields, download, type FilesEnv, submit, upload, withFiles } from "./setup.ts";
 
 /** GETs the export and reads the answer as text. */
 async function exportOf(env: FilesEnv, query = "", as: TestUser | null = env.alice) {
@@ -157,6 +157,17 @@ describe("submission export (extension)", () => {
     assert.deepEqual(idsIn((await exportOf(env, "?search=odd")).text), [ids[1], ids[3], ids[5]]);
     const none = await exportOf(env, "?search=nobody");
     assert.deepEqual(csvLines(none.text), [header]);
+  });
+
+  it("names the download after the form, without path separators", async () => {
+    const env = await withFiles();
+    const created = await env.call("POST", "/api/restricted/form", {
+      as: env.alice,
+      body: formInput("Q3/Q4 report", allFields),
+    });
+    assert.equal(created.status, 200);
+    const { headers } = await exportOf({ ...env, formId: created.body.id });
+    assert.equal(headers.get("content-disposition"), 'attachment; filename="Q3_Q4 report.csv"');
   });
 
   it("refuses bad queries with 400 and the envelope, before reading anything", async () => {

@@ -40,6 +40,27 @@ export function inventoryHeld(rules: FormRules, record: SubmissionRecord): strin
   return record.inventory_taken ?? inventoryTaken(rules, record.form_fields);
 }
 
+/**
+ * The inventory counts a stored submission holds once S6 gives it `values` (none while
+ * `draft`): each limited option it chooses that it held already, or did not choose before.
+ * An option it chose while that option was not limited stays untaken, as when it was stored:
+ * an edit of another field takes nothing from under the settings changed since, and is never
+ * refused as sold out for a choice it did not make now.
+ */
+export function inventoryAfterEdit(
+  rules: FormRules,
+  record: SubmissionRecord,
+  values: readonly SubmittedField[],
+  draft: boolean,
+): string[] {
+  if (draft) return [];
+  const held = new Set(inventoryHeld(rules, record));
+  const before = new Set(
+    record.is_draft_submission ? [] : inventoryTaken(rules, record.form_fields),
+  );
+  return inventoryTaken(rules, values).filter((name) => held.has(name) || !before.has(name));
+}
+
 /** The quantity of each limited option by its count name (the least, if listed twice). */
 export function inventoryQuantities(rules: FormRules): Map<string, number> {
   const quantities = new Map<string, number>();

@@ -18,7 +18,7 @@ import { formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
 import { compileRules } from "./form-rules.ts";
 import { formCounter, formSnapshot, readFormCounter, versionOf } from "./form-snapshots.ts";
-import { countsAfterRetake, inventoryHeld, inventoryTaken } from "./inventory.ts";
+import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "./inventory.ts";
 import { searchWordsOf } from "./search-words.ts";
 import { runPostSubmissionActions } from "./submission-actions.ts";
 import type { SubmissionRecord } from "./submission-record.ts";
@@ -91,7 +91,7 @@ async function editedRecord(
     form_fields: values,
     search_words: searchWordsOf(form.form_definition, values),
     is_draft_submission: draft,
-    inventory_taken: draft ? [] : inventoryTaken(compileRules(form), values),
+    inventory_taken: inventoryAfterEdit(compileRules(form), record, values, draft),
     modified_date_utc: ctx.now().toISOString(),
   };
 }

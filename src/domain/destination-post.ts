@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { FormRecord } from "./form-record.ts";
-import type { SubmissionRecord } from "./submission-record.ts";
+import { publicSubmission, type SubmissionRecord } from "./submission-record.ts";
 
 /** `form_configuration.destinationsettings` (design.md §11), as read when posting. */
 const settingsSchema = v.looseObject({
@@ -39,6 +39,6 @@ export function destinationPayload(form: FormRecord, submission: SubmissionRecor
   return JSON.stringify({
     form_id: submission.form_id,
     form_name: form.form_configuration.settings.form_name,
-    form_submission: submission,
+    form_submission: publicSubmission(submission),
   });
 }

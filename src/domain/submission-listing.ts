@@ -4,7 +4,7 @@ import type { FormAccess } from "./form-access.ts";
 import { roleNames } from "./roles.ts";
 import { containerQuery } from "./signed-links.ts";
 import { attachmentsOf } from "./submission-reading.ts";
-import { attachmentView, type SubmissionRecord } from "./submission-record.ts";
+import { attachmentView, publicSubmission, type SubmissionRecord } from "./submission-record.ts";
 
 /** What S5 takes, read from its query string. */
 export interface SubmissionListOptions {
@@ -46,7 +46,7 @@ export async function listSubmissions(
   );
   return {
     ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
-    results: page.items,
+    results: page.items.map(publicSubmission),
     attachments: attachments.map(attachmentView),
     granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
     container_sas_uri: ctx.blobs ? await containerQuery(ctx, formId) : "",

@@ -18,6 +18,13 @@ export interface SubmissionRecord extends Timestamps {
   form_fields: SubmittedField[];
   search_words: string[];
   is_draft_submission: boolean;
+  /**
+   * Bookkeeping, never shown: the inventory counts (inventory.ts) this submission holds, one
+   * each, as taken when it was stored or last updated, so that S6 and S7 give back exactly
+   * those whatever the inventory settings say by then. Absent on records stored before it was
+   * kept.
+   */
+  inventory_taken?: string[];
 }
 
 /** A stored submission attachment. Partition: its form id. */
@@ -36,9 +43,18 @@ export interface AttachmentRecord extends Timestamps {
   submission_id: string | null;
 }
 
-/** A submission as S1 shows it: the record without `search_words`. */
+/**
+ * A submission as S5, the export, webhook payloads and destination posts show it: the record
+ * without our bookkeeping (`inventory_taken`), so that only the interface's fields leave.
+ */
+export function publicSubmission(record: SubmissionRecord) {
+  const { inventory_taken: _, ...view } = record;
+  return view;
+}
+
+/** A submission as S1 shows it: {@link publicSubmission} without `search_words`. */
 export function submissionView(record: SubmissionRecord) {
-  const { search_words: _, ...view } = record;
+  const { search_words: _, ...view } = publicSubmission(record);
   return view;
 }
 

@@ -2,19 +2,18 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Caller } from "../auth/caller.ts";
 import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
-import { NotFoundError, ServiceError, ValidationError } from "../errors.ts";
+import { NotFoundError, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
 import {
-  claimAttachments,
   claimRead,
   deleteAttachments,
   fileIdsOf,
   readClaimable,
   releaseAttachments,
 } from "./attachment-claims.ts";
-import { adjustCounts, counterOp } from "./counters.ts";
+import { counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
 import { compileRules, type FormRules } from "./form-rules.ts";
@@ -25,7 +24,7 @@ import {
   readFormCounter,
   versionOf,
 } from "./form-snapshots.ts";
-import { countsAfterPost, inventoryQuantities, inventoryTaken, soldOut } from "./inventory.ts";
+import { countsAfterPost, inventoryHeld, inventoryTaken } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
 import { runPostSubmissionActions } from "./submission-actions.ts";
@@ -33,7 +32,7 @@ import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submi
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
 import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
-import { enqueueSubmissionCreated, submissionCreatedOps } from "./webhook-outbox.ts";
+import { submissionCreatedOps } from "./webhook-outbox.ts";
 
 /** What S2 and S6 take (design.md §4). */
 export interface SubmissionInput {
@@ -93,7 +92,7 @@ export async function createSubmission(
       }
       const owner = snapshot.form.owner_user_id;
       const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
-      const submission = submissionOf(ctx, snapshot, id, checked.values, caller, device, draft);
+      const submission = submissionOf(ctx, snapshot, id, checked, caller, device, draft);
       const claimedBytes = bytesOf(checked.claims);
       if (claimedBytes > 0) {
         const unclaimed = counts[unclaimedBytesCount] ?? 0;
@@ -135,7 +134,8 @@ export async function createSubmission(
   }
 }
 
-const slotAttempts = 200;
+/** How many times S2, S6 and S7 try their batch before answering 409. */
+export const slotAttempts = 200;
 
 /** The bytes of the files `claims` holds. */
 function bytesOf(claims: Stored<AttachmentRecord>[]): number {
@@ -181,12 +181,12 @@ async function checkPost(
   return { snapshot, values, limit, claims, rules, taken };
 }
 
-/** The record of a new submission. */
+/** The record of a new submission, with the inventory it takes. */
 function submissionOf(
   ctx: Context,
   { form }: FormSnapshot,
   id: string,
-  values: SubmittedField[],
+  { values, taken }: CheckedPost,
   caller: Caller | null,
   device: Device,
   draft: boolean,
@@ -199,6 +199,7 @@ function submissionOf(
     form_fields: values,
     search_words: searchWordsOf(form.form_definition, values),
     is_draft_submission: draft,
+    inventory_taken: taken,
     id,
     ...createdAt(ctx.now()),
   };
@@ -209,7 +210,7 @@ function submissionOf(
  * since it was read, or another request created it first: read again and decide again);
  * nothing is written then.
  */
-async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
+export async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
   try {
     await ctx.store.batch(ops);
     return true;
@@ -217,99 +218,6 @@ async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
     if (error instanceof StoreConflictError) return false;
     throw error;
   }
-}
-
-/**
- * S6: replaces the given fields' values and may clear the draft flag. Files dropped from a
- * file field are deleted; new ones are claimed. The write is conditional on the etag read.
- */
-export async function updateSubmission(
-  ctx: Context,
-  form: FormRecord,
-  submissionId: string,
-  input: SubmissionInput,
-) {
-  const { record, etag } = await readSubmission(ctx, form.id, submissionId);
-  if (input.is_draft_submission === true && !record.is_draft_submission) {
-    throw new ValidationError("A submission that is no longer a draft cannot become one", [
-      { path: "is_draft_submission", message: "can only be cleared" },
-    ]);
-  }
-  const draft = input.is_draft_submission ?? record.is_draft_submission;
-  const merged = new Map(record.form_fields.map((f) => [f.unique_system_name, f]));
-  for (const field of input.form_fields) merged.set(field.unique_system_name, field);
-  const fields = [...merged.values()];
-  const values = await checkSubmittedValues(ctx, form, fields, draft);
-  const inventory = await retakeInventory(ctx, form, record, values, draft);
-  let claimed: string[] = [];
-  try {
-    claimed = await claimAttachments(ctx, form.id, record.id, form.form_definition, values);
-  } catch (error) {
-    await inventory.undo();
-    throw error;
-  }
-  const next: SubmissionRecord = {
-    ...record,
-    form_fields: values,
-    search_words: searchWordsOf(form.form_definition, values),
-    is_draft_submission: draft,
-    modified_date_utc: ctx.now().toISOString(),
-  };
-  try {
-    await ctx.store.replace(collections.submissions, form.id, next, { ifMatch: etag });
-  } catch (error) {
-    await releaseAttachments(ctx, form.id, claimed);
-    await inventory.undo();
-    throw error;
-  }
-  // A draft that becomes a submission is announced as a new one (design.md §7).
-  if (record.is_draft_submission && !draft) {
-    await enqueueSubmissionCreated(ctx, next);
-    // S6 answers no flags: a failed first attempt is only retried from the outbox.
-    await runPostSubmissionActions(ctx, form, next);
-  }
-  const kept = new Set(fileIdsOf(form.form_definition, values));
-  const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
-  await deleteAttachments(ctx, form, dropped);
-  return {
-    message: "Form submission has been updated successfully",
-    form_submission_item_updated: true,
-  };
-}
-
-/**
- * S6's change to the inventory: what the submission holds as stored (none for a draft)
- * becomes what it holds with `values` (none while `draft`), in one conditional counter write.
- * @returns how to undo it when the submission's write fails.
- * @throws {ValidationError} when a newly chosen option is sold out.
- */
-async function retakeInventory(
-  ctx: Context,
-  form: FormRecord,
-  record: SubmissionRecord,
-  values: SubmittedField[],
-  draft: boolean,
-) {
-  const rules = compileRules(form);
-  const held = record.is_draft_submission ? [] : inventoryTaken(rules, record.form_fields);
-  const wanted = draft ? [] : inventoryTaken(rules, values);
-  const deltas: Record<string, number> = {};
-  for (const name of held) deltas[name] = -1;
-  for (const name of wanted) deltas[name] = (deltas[name] ?? 0) + 1;
-  for (const [name, delta] of Object.entries(deltas)) if (delta === 0) delete deltas[name];
-  const undo = async () => {
-    const back = Object.fromEntries(Object.entries(deltas).map(([name, d]) => [name, -d]));
-    if (Object.keys(back).length) await adjustCounts(ctx, formCounter(form.id), back);
-  };
-  if (Object.keys(deltas).length === 0) return { undo };
-  const limits = Object.fromEntries(inventoryQuantities(rules));
-  if (!(await adjustCounts(ctx, formCounter(form.id), deltas, limits))) {
-    const issues = Object.entries(deltas)
-      .filter(([, delta]) => delta > 0)
-      .map(([name]) => soldOut(name));
-    throw new ValidationError("A chosen option is sold out", issues);
-  }
-  return { undo };
 }
 
 /**
@@ -323,9 +231,8 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
   for (let attempt = 1; stored; attempt++) {
     const counter = await readFormCounter(ctx, form.id);
     const counts: Record<string, number> = { ...counter?.record.counts };
-    const taken = stored.record.is_draft_submission
-      ? []
-      : inventoryTaken(compileRules(form), stored.record.form_fields);
+    // What the submission took, not what the current settings imply (inventory.ts).
+    const taken = inventoryHeld(compileRules(form), stored.record);
     for (const name of ["submissions", ...taken])
       counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
     const ops: BatchOp[] = [

@@ -3,7 +3,7 @@ import { newId } from "../ids.ts";
 import type { BatchOp } from "../ports/store.ts";
 import type { AttemptOutcome } from "../ports/webhook-sender.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
-import type { SubmissionRecord } from "./submission-record.ts";
+import { publicSubmission, type SubmissionRecord } from "./submission-record.ts";
 import type { WebhookRecord } from "./webhooks.ts";
 
 /**
@@ -96,7 +96,7 @@ export function submissionCreatedOps(
   const payload = JSON.stringify({
     type: "form_submission.created",
     timestamp: ctx.now().toISOString(),
-    data: { form_id: submission.form_id, form_submission: submission },
+    data: { form_id: submission.form_id, form_submission: publicSubmission(submission) },
   });
   for (const webhook of webhooks) {
     const delivery = pendingDelivery(ctx, submission, webhook.id, payload);

@@ -6,7 +6,8 @@ import { accessForm, accessFormToSubmit, requireRole } from "../domain/form-acce
 import { exportSubmissions } from "../domain/submission-export.ts";
 import { listSubmissions } from "../domain/submission-listing.ts";
 import { getAttachmentLink, getSubmission } from "../domain/submission-reading.ts";
-import { createSubmission, deleteSubmission, updateSubmission } from "../domain/submissions.ts";
+import { updateSubmission } from "../domain/submission-update.ts";
+import { createSubmission, deleteSubmission } from "../domain/submissions.ts";
 import { ServiceError } from "../errors.ts";
 import { readJson } from "../http/body.ts";
 import { receiveFile } from "../http/multipart.ts";

@@ -1,0 +1,158 @@
+/**
+ * S6: an edit of a stored submission, written in one `Store.batch` with the inventory it
+ * moves, so that a crash leaves the form's inventory counts equal to what the stored
+ * submissions took (inventory.ts).
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Context, collections } from "../context.ts";
+import { ValidationError } from "../errors.ts";
+import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
+import {
+  claimAttachments,
+  deleteAttachments,
+  fileIdsOf,
+  releaseAttachments,
+} from "./attachment-claims.ts";
+import { counterOp } from "./counters.ts";
+import { formNotFound } from "./form-access.ts";
+import type { FormRecord } from "./form-record.ts";
+import { compileRules } from "./form-rules.ts";
+import { formCounter, formSnapshot, readFormCounter, versionOf } from "./form-snapshots.ts";
+import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "./inventory.ts";
+import { searchWordsOf } from "./search-words.ts";
+import { runPostSubmissionActions } from "./submission-actions.ts";
+import type { SubmissionRecord } from "./submission-record.ts";
+import { checkSubmittedValues } from "./submission-values.ts";
+import { readSubmission, type SubmissionInput, slotAttempts, written } from "./submissions.ts";
+import { submissionCreatedOps } from "./webhook-outbox.ts";
+
+/**
+ * S6: replaces the given fields' values and may clear the draft flag. The submission's
+ * replace, conditional on its etag as read, goes in one `Store.batch` with, when the
+ * inventory it holds changes or it stops being a draft, the form's counter conditional on its
+ * etag (what it held given back, what it now chooses taken) and, for a draft that becomes a
+ * submission, its webhook deliveries. A batch that loses a race (an S2, S6 or S7 moved the
+ * counter, or another S6 this submission) reads both again and applies the edit to what it
+ * reads, as S2 does. New files are claimed before the batch and released if it fails for
+ * good; files dropped from a file field are deleted after it.
+ */
+export async function updateSubmission(
+  ctx: Context,
+  form: FormRecord,
+  submissionId: string,
+  input: SubmissionInput,
+) {
+  let stored = await readSubmission(ctx, form.id, submissionId);
+  const claimed: string[] = [];
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const next = await editedRecord(ctx, form, stored.record, input);
+      const { form_definition } = form;
+      claimed.push(
+        ...(await claimAttachments(ctx, form.id, submissionId, form_definition, next.form_fields)),
+      );
+      const { ops, webhooks } = await updateOps(ctx, form, stored, next);
+      if (await written(ctx, ops)) {
+        await afterUpdate(ctx, form, stored.record, next, webhooks);
+        return {
+          message: "Form submission has been updated successfully",
+          form_submission_item_updated: true,
+        };
+      }
+      if (attempt === slotAttempts) throw new StoreConflictError("etag", "submission contended");
+      // A little jitter keeps a crowd of writers from colliding in lock step.
+      await sleep(Math.random() * Math.min(attempt, 20));
+      stored = await readSubmission(ctx, form.id, submissionId);
+    }
+  } catch (error) {
+    await releaseAttachments(ctx, form.id, claimed);
+    throw error;
+  }
+}
+
+/** The record `input` makes of `record`: values checked, inventory it would take. */
+async function editedRecord(
+  ctx: Context,
+  form: FormRecord,
+  record: SubmissionRecord,
+  input: SubmissionInput,
+): Promise<SubmissionRecord> {
+  if (input.is_draft_submission === true && !record.is_draft_submission) {
+    throw new ValidationError("A submission that is no longer a draft cannot become one", [
+      { path: "is_draft_submission", message: "can only be cleared" },
+    ]);
+  }
+  const draft = input.is_draft_submission ?? record.is_draft_submission;
+  const merged = new Map(record.form_fields.map((f) => [f.unique_system_name, f]));
+  for (const field of input.form_fields) merged.set(field.unique_system_name, field);
+  const values = await checkSubmittedValues(ctx, form, [...merged.values()], draft);
+  return {
+    ...record,
+    form_fields: values,
+    search_words: searchWordsOf(form.form_definition, values),
+    is_draft_submission: draft,
+    inventory_taken: inventoryAfterEdit(compileRules(form), record, values, draft),
+    modified_date_utc: ctx.now().toISOString(),
+  };
+}
+
+/**
+ * The batch of an S6 from `stored` to `next`, and the webhooks it announces `next` to (none
+ * unless a draft becomes a submission). The counter is read and written only when needed: a
+ * plain edit that moves no inventory does not contend with the form's S2s.
+ * @throws {ValidationError} when a newly chosen option is sold out.
+ */
+async function updateOps(
+  ctx: Context,
+  form: FormRecord,
+  stored: Stored<SubmissionRecord>,
+  next: SubmissionRecord,
+) {
+  const ops: BatchOp[] = [
+    {
+      op: "replace",
+      collection: collections.submissions,
+      partition: form.id,
+      record: next,
+      ifMatch: stored.etag,
+    },
+  ];
+  const held = inventoryHeld(compileRules(form), stored.record);
+  const wanted = next.inventory_taken ?? [];
+  const becomes = stored.record.is_draft_submission && !next.is_draft_submission;
+  if (held.length === 0 && wanted.length === 0 && !becomes) return { ops, webhooks: [] };
+  const counter = await readFormCounter(ctx, form.id);
+  const counts = countsAfterRetake(counter?.record.counts ?? {}, compileRules(form), held, wanted);
+  // Only giving back from a counter that is gone (the form being deleted) recreates nothing.
+  if (counts && (counter || wanted.length > 0)) {
+    ops.push(counterOp(formCounter(form.id), counter, counts));
+  } else if (becomes && counter) {
+    // Unchanged, but written on its etag: a webhook added since the read moves the form's
+    // version, so the batch fails and is made again with it (form-snapshots.ts).
+    ops.push(counterOp(formCounter(form.id), counter, counter.record.counts));
+  }
+  if (!becomes) return { ops, webhooks: [] };
+  const snapshot = await formSnapshot(ctx, form.id, versionOf(counter));
+  if (!snapshot) throw formNotFound();
+  ops.push(...submissionCreatedOps(ctx, next, snapshot.webhooks));
+  return { ops, webhooks: snapshot.webhooks };
+}
+
+/** What follows a written S6: announcements of a new submission, and dropped files deleted. */
+async function afterUpdate(
+  ctx: Context,
+  form: FormRecord,
+  record: SubmissionRecord,
+  next: SubmissionRecord,
+  webhooks: readonly unknown[],
+) {
+  // A draft that becomes a submission is announced as a new one (design.md §7).
+  if (record.is_draft_submission && !next.is_draft_submission) {
+    if (webhooks.length > 0) ctx.nudgeWebhooks();
+    // S6 answers no flags: a failed first attempt is only retried from the outbox.
+    await runPostSubmissionActions(ctx, form, next);
+  }
+  const kept = new Set(fileIdsOf(form.form_definition, next.form_fields));
+  const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
+  await deleteAttachments(ctx, form, dropped);
+}

@@ -56,6 +56,31 @@ describe("form engine: S2 and S6 apply the rules", () => {
     assert.equal(stored.diet_3, undefined);
   });
 
+  it("evaluates expressions over fields not submitted without failing", async () => {
+    const env = await withEngineForm({
+      calculatedfieldsettings: {
+        fields: [
+          {
+            unique_system_name: "total_5",
+            expression: { cat: [{ var: "price_4" }, "/", { var: "name_1" }] },
+          },
+        ],
+      },
+      conditionallogicsettings: {
+        rules: [
+          { fields: ["phone_10"], action: "require", when: { ">": [{ var: "price_4" }, 10] } },
+        ],
+      },
+    });
+    const posted = await env.submit({ name_1: "Ada", diet_3: "x", email_9: "" });
+    assert.equal(posted.status, 200, JSON.stringify(posted.body));
+    const stored = await env.stored(posted.body.id);
+    // price_4 was not submitted, so its value is "" (design.md §11): the condition over it is
+    // false and phone_10 is not required.
+    assert.equal(stored.total_5, "/Ada");
+    assert.equal(stored.phone_10, undefined);
+  });
+
   it("offers a cascading field only the options of the chosen value", async () => {
     const env = await withEngineForm();
     const wrong = await env.submit({ ...base, country_6: "FR", city_7: "Auckland" });

@@ -28,12 +28,13 @@ import {
 import { countsAfterPost, inventoryQuantities, inventoryTaken, soldOut } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
-import { runPostSubmissionActions } from "./submission-actions.ts";
+import { type PlannedActions, planPostSubmissionActions } from "./submission-actions.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
 import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
-import { enqueueSubmissionCreated, submissionCreatedOps } from "./webhook-outbox.ts";
+import { submissionCreatedOps } from "./webhook-outbox.ts";
+import type { WebhookRecord } from "./webhooks.ts";
 
 /** What S2 and S6 take (design.md §4). */
 export interface SubmissionInput {
@@ -49,8 +50,8 @@ interface QuantityLimitSettings {
 /**
  * S2: stores a submission to a form open to the caller. The form's counter (its submission
  * count and version, form-snapshots.ts) and, for a partner customer's form, the owner's
- * monthly quota counter are read; then the raised counters, the submission and its webhook
- * deliveries are written in ONE `Store.batch`, conditional on the counters' etags. So
+ * monthly quota counter are read; then the raised counters, the submission, its webhook
+ * deliveries and its actions (submission-actions.ts) are written in ONE `Store.batch`, conditional on the counters' etags. So
  * `max_total_submissions` and the quota hold under concurrent posts, a form changed
  * meanwhile makes the post start over with the new form, and a crash leaves the counts
  * equal to the records (all or nothing; see the Store port for Cosmos DB across
@@ -94,6 +95,7 @@ export async function createSubmission(
       const owner = snapshot.form.owner_user_id;
       const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
       const submission = submissionOf(ctx, snapshot, id, checked.values, caller, device, draft);
+      const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
       const claimedBytes = bytesOf(checked.claims);
       if (claimedBytes > 0) {
         const unclaimed = counts[unclaimedBytesCount] ?? 0;
@@ -109,12 +111,13 @@ export async function createSubmission(
           record: submission,
         },
         ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
+        ...actions.ops,
       ];
       if (await written(ctx, ops)) {
         // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
         if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
         if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
-        const flags = await runPostSubmissionActions(ctx, snapshot.form, submission);
+        const flags = await actions.attempt();
         return {
           id,
           message: "Submission posted successfully",
@@ -221,7 +224,8 @@ async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
 
 /**
  * S6: replaces the given fields' values and may clear the draft flag. Files dropped from a
- * file field are deleted; new ones are claimed. The write is conditional on the etag read.
+ * file field are deleted; new ones are claimed. The write is conditional on the etag read,
+ * and one batch with the deliveries and actions of a draft that becomes a submission.
  */
 export async function updateSubmission(
   ctx: Context,
@@ -255,19 +259,35 @@ export async function updateSubmission(
     is_draft_submission: draft,
     modified_date_utc: ctx.now().toISOString(),
   };
+  // A draft that becomes a submission is announced as a new one (design.md §7): its webhook
+  // deliveries and actions are queued in the batch that clears the flag.
+  const announced = record.is_draft_submission && !draft;
+  let webhooks: WebhookRecord[] = [];
+  let actions: PlannedActions | undefined;
   try {
-    await ctx.store.replace(collections.submissions, form.id, next, { ifMatch: etag });
+    if (announced) {
+      webhooks = (await ctx.store.query<WebhookRecord>(collections.webhooks, form.id)).items;
+      actions = planPostSubmissionActions(ctx, form, next);
+    }
+    await ctx.store.batch([
+      {
+        op: "replace",
+        collection: collections.submissions,
+        partition: form.id,
+        record: next,
+        ifMatch: etag,
+      },
+      ...submissionCreatedOps(ctx, next, webhooks),
+      ...(actions?.ops ?? []),
+    ]);
   } catch (error) {
     await releaseAttachments(ctx, form.id, claimed);
     await inventory.undo();
     throw error;
   }
-  // A draft that becomes a submission is announced as a new one (design.md §7).
-  if (record.is_draft_submission && !draft) {
-    await enqueueSubmissionCreated(ctx, next);
-    // S6 answers no flags: a failed first attempt is only retried from the outbox.
-    await runPostSubmissionActions(ctx, form, next);
-  }
+  if (webhooks.length > 0) ctx.nudgeWebhooks();
+  // S6 answers no flags: a failed first attempt is only retried from the outbox.
+  await actions?.attempt();
   const kept = new Set(fileIdsOf(form.form_definition, values));
   const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
   await deleteAttachments(ctx, form, dropped);

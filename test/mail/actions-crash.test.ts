@@ -18,12 +18,14 @@ import { withActionForm } from "./action-setup.ts";
 import { downServerUrl, startInbox } from "./smtp-inbox.ts";
 
 /**
- * `inner`, until a batch that stores a submission lands: from then on every call fails, as
- * if the process had died at that instant, and `close` only closes `inner`.
+ * `inner`, until, once armed, a write of a submission lands (S2's, or the S6 that clears the
+ * draft flag, alone or in a batch): from then on every call fails, as if the process had
+ * died at that instant, and `close` only closes `inner`.
  */
-function crashAfterSubmissionBatch(inner: Store): Store {
+function crashAfterSubmissionWrite(inner: Store) {
+  let armed = false;
   let crashed = false;
-  return new Proxy(inner, {
+  const store = new Proxy(inner, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
       if (typeof value !== "function") return value;
@@ -31,14 +33,18 @@ function crashAfterSubmissionBatch(inner: Store): Store {
       return async (...args: unknown[]) => {
         if (crashed) throw new Error("the process died");
         const answer = await value.apply(target, args);
-        const ops = name === "batch" ? (args[0] as { collection: string; op: string }[]) : [];
-        if (ops.some((op) => op.collection === collections.submissions && op.op === "create")) {
-          crashed = true;
-        }
+        const written =
+          name === "batch"
+            ? (args[0] as { collection: string; op: string }[]).map((op) => op.collection)
+            : name === "create" || name === "replace"
+              ? [args[0]]
+              : [];
+        if (armed && written.includes(collections.submissions)) crashed = true;
         return answer;
       };
     },
   });
+  return { store, arm: () => (armed = true) };
 }
 
 /** A service over the lowdb folder, its clock `aheadMs` ahead, mailing `smtpUrl`. */
@@ -55,46 +61,57 @@ function serviceOver(directory: string, smtpUrl: string, aheadMs: number) {
   return createFormService(options);
 }
 
-test("a crash right after S2's batch loses neither the e-mail nor the destination post", async (t) => {
-  const directory = await mkdtemp(join(tmpdir(), "formwork-actions-crash-"));
-  t.after(() => rm(directory, { recursive: true, force: true }));
-  // Nothing answers at first, so the first attempts cannot deliver; both come up later.
-  const smtpUrl = await downServerUrl();
-  const destinationPort = Number(new URL(await downServerUrl()).port);
-  const env = await withActionForm({
-    smtpUrl,
-    extra: {
-      store: crashAfterSubmissionBatch(createLowdbStore({ directory })),
-      onError: () => {},
-    },
-  });
-  await env.confirm();
-  await env.destination(`http://127.0.0.1:${destinationPort}/crm`);
-  const answer = await env.submit();
-  assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  await env.service.close();
+for (const through of ["S2", "S6 clearing the draft flag"]) {
+  test(`a crash right after ${through}'s batch loses neither the e-mail nor the destination post`, async (t) => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-actions-crash-"));
+    t.after(() => rm(directory, { recursive: true, force: true }));
+    // Nothing answers at first, so the first attempts cannot deliver; both come up later.
+    const smtpUrl = await downServerUrl();
+    const destinationPort = Number(new URL(await downServerUrl()).port);
+    const crashing = crashAfterSubmissionWrite(createLowdbStore({ directory }));
+    const env = await withActionForm({
+      smtpUrl,
+      extra: {
+        store: crashing.store,
+        onError: () => {},
+      },
+    });
+    await env.confirm();
+    await env.destination(`http://127.0.0.1:${destinationPort}/crm`);
+    if (through === "S2") crashing.arm();
+    const answer = await env.submit("Ann", through !== "S2");
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    if (through !== "S2") {
+      crashing.arm();
+      const path = `/api/restricted/form/${env.formId}/submission/${answer.body.id}`;
+      const body = { form_fields: [], is_draft_submission: false };
+      const updated = await env.call("POST", path, { as: env.alice, body });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    }
+    await env.service.close();
 
-  // The next start, past the hold S2 put on its actions: the worker delivers both.
-  const inbox = await startInbox({ port: Number(new URL(smtpUrl).port) });
-  t.after(inbox.close);
-  const receiver = await startReceiver([200], false, destinationPort);
-  const next = serviceOver(directory, smtpUrl, 120_000);
-  t.after(() => next.close());
-  await inbox.waitFor(1);
-  await receiver.waitFor(1);
-  const [mail] = inbox.received;
-  assert.equal(mail?.mail.subject, "Tea &amp; cake: thanks Ann");
-  const body = JSON.parse(receiver.received[0]?.body ?? "{}");
-  assert.equal(body.form_submission.id, answer.body.id);
-  const log = await request(
-    next,
-    "GET",
-    `/api/restricted/form/${env.formId}/actions/email/deliveries`,
-    {
-      as: env.alice,
-    },
-  );
-  const [delivery] = log.body.results;
-  // Its Message-ID is its delivery id: the same on the attempt the crash cut short.
-  assert.equal(mail?.mail.messageId, `<${delivery.id}@example.com>`);
-});
+    // The next start, past the hold S2 put on its actions: the worker delivers both.
+    const inbox = await startInbox({ port: Number(new URL(smtpUrl).port) });
+    t.after(inbox.close);
+    const receiver = await startReceiver([200], false, destinationPort);
+    const next = serviceOver(directory, smtpUrl, 120_000);
+    t.after(() => next.close());
+    await inbox.waitFor(1);
+    await receiver.waitFor(1);
+    const [mail] = inbox.received;
+    assert.equal(mail?.mail.subject, "Tea &amp; cake: thanks Ann");
+    const body = JSON.parse(receiver.received[0]?.body ?? "{}");
+    assert.equal(body.form_submission.id, answer.body.id);
+    const log = await request(
+      next,
+      "GET",
+      `/api/restricted/form/${env.formId}/actions/email/deliveries`,
+      {
+        as: env.alice,
+      },
+    );
+    const [delivery] = log.body.results;
+    // Its Message-ID is its delivery id: the same on the attempt the crash cut short.
+    assert.equal(mail?.mail.messageId, `<${delivery.id}@example.com>`);
+  });
+}

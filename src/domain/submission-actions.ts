@@ -14,8 +14,10 @@ import {
   type OutboxEntry,
   outboxPartition,
   pendingDelivery,
+  submissionCreatedOps,
 } from "./webhook-outbox.ts";
 import { attemptRecord } from "./webhook-worker.ts";
+import type { WebhookRecord } from "./webhooks.ts";
 
 /** The S2 flags that say which of the form's own actions failed at their first attempt. */
 export interface ActionFlags {
@@ -29,6 +31,33 @@ export interface PlannedActions {
   ops: BatchOp[];
   /** Makes each action's first attempt, once `ops` are written. @returns S2's flags. */
   attempt(): Promise<ActionFlags>;
+}
+
+/** What a submission announces: the ops that queue it, and what to do once they are written. */
+export interface Announcement {
+  ops: BatchOp[];
+  /** Nudges the worker and makes the actions' first attempts. @returns S2's flags. */
+  written(): Promise<ActionFlags>;
+}
+
+/**
+ * What S6 queues when a draft becomes a submission (design.md §7): one delivery per webhook
+ * of the form and the form's actions, for the batch that clears the draft flag.
+ */
+export async function announcementOf(
+  ctx: Context,
+  form: FormRecord,
+  submission: SubmissionRecord,
+): Promise<Announcement> {
+  const { items } = await ctx.store.query<WebhookRecord>(collections.webhooks, form.id);
+  const actions = planPostSubmissionActions(ctx, form, submission);
+  return {
+    ops: [...submissionCreatedOps(ctx, submission, items), ...actions.ops],
+    written: () => {
+      if (items.length > 0) ctx.nudgeWebhooks();
+      return actions.attempt();
+    },
+  };
 }
 
 /** One planned action: what is queued, and how its first attempt is made. */

@@ -28,13 +28,16 @@ import {
 import { countsAfterPost, inventoryQuantities, inventoryTaken, soldOut } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
-import { type PlannedActions, planPostSubmissionActions } from "./submission-actions.ts";
+import {
+  type Announcement,
+  announcementOf,
+  planPostSubmissionActions,
+} from "./submission-actions.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
 import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
 import { submissionCreatedOps } from "./webhook-outbox.ts";
-import type { WebhookRecord } from "./webhooks.ts";
 
 /** What S2 and S6 take (design.md §4). */
 export interface SubmissionInput {
@@ -259,35 +262,23 @@ export async function updateSubmission(
     is_draft_submission: draft,
     modified_date_utc: ctx.now().toISOString(),
   };
-  // A draft that becomes a submission is announced as a new one (design.md §7): its webhook
-  // deliveries and actions are queued in the batch that clears the flag.
-  const announced = record.is_draft_submission && !draft;
-  let webhooks: WebhookRecord[] = [];
-  let actions: PlannedActions | undefined;
+  // A draft that becomes a submission is announced as a new one, in the same write.
+  let announcement: Announcement | undefined;
   try {
-    if (announced) {
-      webhooks = (await ctx.store.query<WebhookRecord>(collections.webhooks, form.id)).items;
-      actions = planPostSubmissionActions(ctx, form, next);
+    if (record.is_draft_submission && !draft) announcement = await announcementOf(ctx, form, next);
+    if (announcement) {
+      const replace = { collection: collections.submissions, partition: form.id, record: next };
+      await ctx.store.batch([{ op: "replace", ...replace, ifMatch: etag }, ...announcement.ops]);
+    } else {
+      await ctx.store.replace(collections.submissions, form.id, next, { ifMatch: etag });
     }
-    await ctx.store.batch([
-      {
-        op: "replace",
-        collection: collections.submissions,
-        partition: form.id,
-        record: next,
-        ifMatch: etag,
-      },
-      ...submissionCreatedOps(ctx, next, webhooks),
-      ...(actions?.ops ?? []),
-    ]);
   } catch (error) {
     await releaseAttachments(ctx, form.id, claimed);
     await inventory.undo();
     throw error;
   }
-  if (webhooks.length > 0) ctx.nudgeWebhooks();
   // S6 answers no flags: a failed first attempt is only retried from the outbox.
-  await actions?.attempt();
+  await announcement?.written();
   const kept = new Set(fileIdsOf(form.form_definition, values));
   const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
   await deleteAttachments(ctx, form, dropped);

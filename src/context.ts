@@ -26,13 +26,22 @@ export interface Context {
   allowPrivateWebhookDestinations: boolean;
   /** Tells the webhook worker that deliveries were just queued. */
   nudgeWebhooks(): void;
+  /**
+   * Keeps a task running past the request that started it (an e-mail S2 stopped waiting
+   * for, settled once the mailer answers); `close` waits for it before closing the store.
+   * Its failure goes to the service's `onError`.
+   */
+  keepRunning(task: Promise<unknown>): void;
   /** The forms this instance holds for S2, checked against their version on every use. */
   formSnapshots: FormSnapshots;
 }
 
 /** How the confirmation e-mail and the destination post are attempted (design.md §11). */
 export interface ActionSettings {
-  /** Milliseconds one attempt may take: the first, made within S2, and each e-mail retry. */
+  /**
+   * Milliseconds S2 waits for each first attempt. A destination post is aborted then; an
+   * e-mail is settled later by the mailer's answer (action-attempts.ts).
+   */
   attemptMs: number;
   /** The retries of an e-mail from the outbox (destination posts follow the webhook sender). */
   mailRetry: RetryPolicy;

@@ -154,8 +154,8 @@ export interface FormService {
   sweepAttachments(): Promise<number>;
   /**
    * Stops the service: answers every later request 503 `service_unavailable`, waits for the
-   * requests in flight to finish, stops the webhook worker (handing its deliveries back),
-   * then closes the store.
+   * requests in flight to finish and for the e-mails they left sending, stops the webhook
+   * worker (handing its deliveries back), then closes the store.
    */
   close(): Promise<void>;
 }
@@ -181,6 +181,8 @@ export function createFormService(options: FormServiceOptions): FormService {
   const webhookSender =
     options.webhookSender ??
     createHttpWebhookSender({ allowPrivateDestinations: allowPrivateWebhookDestinations });
+  // Tasks that outlive their request (Context.keepRunning); `close` waits for them.
+  const running = new Set<Promise<void>>();
   const ctx: Context = {
     store: options.store,
     blobs: options.blobs,
@@ -201,6 +203,10 @@ export function createFormService(options: FormServiceOptions): FormService {
     limits: checkedLimits({ ...defaultLimits, ...options.limits }),
     allowPrivateWebhookDestinations,
     nudgeWebhooks: () => worker?.nudge(),
+    keepRunning: (task) => {
+      const kept = task.then(() => {}, onError).finally(() => running.delete(kept));
+      running.add(kept);
+    },
     formSnapshots: createFormSnapshots(),
   };
   const log = createRequestLog(options.logger, options.onError);
@@ -284,6 +290,7 @@ export function createFormService(options: FormServiceOptions): FormService {
       clearInterval(timer);
       // The requests in flight first: they write to the store and may queue deliveries.
       await requests.drain();
+      await Promise.allSettled(running);
       await sweeping;
       await worker?.stop();
       await ctx.store.close();

@@ -9,19 +9,20 @@ import type { DestinationTarget } from "./destination-post.ts";
 const mailAccepted = 250;
 
 /**
- * One attempt to send an e-mail, given up as a `timeout` once `signal` aborts (the mailer
- * may still be waiting on its socket; its own timeouts end that). A refusal for good is
- * `refused`, so it is not retried; any other failure is a `network_error`, retried.
+ * One attempt to send an e-mail. Never given up while the mailer works on it: an SMTP
+ * server may accept a message after any deadline of ours, and trying again then would send
+ * it twice. The mailer's own timeouts bound it (src/mail/smtp-mailer.ts). A refusal for
+ * good is `refused`, not retried; any other failure is a `network_error`, retried, with the
+ * same Message-ID (`message.id`, the delivery id) so that receivers can drop a repeat.
  */
 export function attemptMail(
   mailer: Mailer | undefined,
   message: MailMessage,
-  signal: AbortSignal,
 ): Promise<AttemptOutcome> {
   if (!mailer) {
     return Promise.resolve({ kind: "refused", message: "no mailer is configured" });
   }
-  const sent = mailer.send(message).then(
+  return mailer.send(message).then(
     (): AttemptOutcome => ({ kind: "response", status: mailAccepted }),
     (error: unknown): AttemptOutcome => {
       const reason = error instanceof Error ? error.message : String(error);
@@ -30,7 +31,6 @@ export function attemptMail(
         : { kind: "network_error", message: reason };
     },
   );
-  return withinSignal(sent, signal);
 }
 
 /**
@@ -56,7 +56,7 @@ export function attemptDestination(
 }
 
 /** `outcome`, or a `timeout` as soon as `signal` aborts, whichever comes first. */
-function withinSignal(
+export function withinSignal(
   outcome: Promise<AttemptOutcome>,
   signal: AbortSignal,
 ): Promise<AttemptOutcome> {

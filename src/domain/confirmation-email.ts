@@ -1,6 +1,7 @@
 import Mustache from "mustache";
 import * as v from "valibot";
 import type { MailMessage } from "../ports/mailer.ts";
+import { templateProblem } from "./action-sections.ts";
 import type { FormRecord } from "./form-record.ts";
 import type { SubmissionRecord } from "./submission-record.ts";
 
@@ -18,7 +19,8 @@ const settingsSchema = v.looseObject({
 
 /**
  * The confirmation e-mail a stored submission calls for, or `null` when none: the section
- * is missing, not `enabled`, or the recipient field holds no e-mail address.
+ * is missing, not `enabled`, or the recipient field holds no e-mail address (it may have
+ * been removed from the form since), or a template does not parse.
  *
  * `subject` and `body_text` are Mustache templates over the submitted values by
  * `unique_system_name` and `form_name`: values are escaped, a missing one renders empty.
@@ -32,6 +34,8 @@ export function confirmationEmailOf(
   const parsed = v.safeParse(settingsSchema, form.form_configuration.confirmationemailsettings);
   if (!parsed.success || !parsed.output.enabled) return null;
   const settings = parsed.output;
+  // F2 refuses such templates; one stored before it did sends nothing rather than failing S2.
+  if (templateProblem(settings.subject) || templateProblem(settings.body_text)) return null;
   const view: Record<string, string> = {};
   for (const field of submission.form_fields) {
     view[field.unique_system_name] = field.submitted_value;

@@ -4,13 +4,13 @@ import type { Context } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { parseWith } from "../http/parse.ts";
 import { boundIssues, jsonBounds } from "../json-bounds.ts";
+import { confirmationEmailSchema, destinationSchema } from "./action-sections.ts";
 import { accessForm, requireRole } from "./form-access.ts";
 import { saveForm } from "./form-writes.ts";
 import {
   calculatedFieldsSchema,
   cascadingListsSchema,
   conditionalLogicSchema,
-  confirmationEmailSchema,
   dynamicDataFieldsSchema,
   inventorySchema,
   sectionIssues,
@@ -68,10 +68,11 @@ export const behaviourSections = {
   dynamicdatafieldsettings: dynamicDataFieldsSchema,
   privatedatalistlogicsettings: cascadingListsSchema,
   confirmationemailsettings: confirmationEmailSchema,
+  destinationsettings: destinationSchema,
 };
 
 /** Sections kept as given, once they are known to be JSON objects. */
-const plainSections = ["paymentsettings", "destinationsettings"] as const;
+const plainSections = ["paymentsettings"] as const;
 
 /** Every `settingsSection` value F2 accepts, besides `generalsettingsdelete`. */
 export const settingsSections = [...Object.keys(behaviourSections), ...plainSections];

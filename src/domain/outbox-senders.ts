@@ -25,16 +25,11 @@ export async function sendFor(
   delivery: DeliveryRecord,
 ): Promise<Send | { refused: string } | null> {
   if (entry.kind === "email") {
-    const message = JSON.parse(delivery.payload) as MailMessage;
+    // The delivery id is its Message-ID, the same on every attempt and redelivery.
+    const message = { ...(JSON.parse(delivery.payload) as MailMessage), id: entry.id };
     const { mailer } = ctx;
-    const { attemptMs, mailRetry } = ctx.actions;
     return (control) =>
-      retryAttempts(
-        (signal) =>
-          attemptMail(mailer, message, AbortSignal.any([signal, AbortSignal.timeout(attemptMs)])),
-        control,
-        mailRetry,
-      );
+      retryAttempts(() => attemptMail(mailer, message), control, ctx.actions.mailRetry);
   }
   let url: URL;
   let secret: string | undefined;

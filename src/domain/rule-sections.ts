@@ -71,16 +71,6 @@ export const cascadingListsSchema = v.looseObject({
   ),
 });
 
-/** `confirmationemailsettings`. */
-export const confirmationEmailSchema = v.looseObject({
-  enabled: v.optional(v.boolean(), false),
-  recipient_field: v.optional(v.string()),
-  additional_recipients: v.optional(v.array(v.pipe(v.string(), v.email("must be an e-mail"))), []),
-  reply_to: v.optional(v.pipe(v.string(), v.email("must be an e-mail"))),
-  subject: v.optional(v.pipe(v.string(), v.maxLength(1000))),
-  body_text: v.optional(v.string()),
-});
-
 /** Conditional logic as stored. */
 export type ConditionalLogic = v.InferOutput<typeof conditionalLogicSchema>;
 /** Calculated fields as stored. */

@@ -20,7 +20,7 @@ import { compileRules } from "./form-rules.ts";
 import { formCounter, formSnapshot, readFormCounter, versionOf } from "./form-snapshots.ts";
 import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "./inventory.ts";
 import { searchWordsOf } from "./search-words.ts";
-import { runPostSubmissionActions } from "./submission-actions.ts";
+import { type PlannedActions, planPostSubmissionActions } from "./submission-actions.ts";
 import type { SubmissionRecord } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { readSubmission, type SubmissionInput, slotAttempts, written } from "./submissions.ts";
@@ -31,7 +31,7 @@ import { submissionCreatedOps } from "./webhook-outbox.ts";
  * replace, conditional on its etag as read, goes in one `Store.batch` with, when the
  * inventory it holds changes or it stops being a draft, the form's counter conditional on its
  * etag (what it held given back, what it now chooses taken) and, for a draft that becomes a
- * submission, its webhook deliveries. A batch that loses a race (an S2, S6 or S7 moved the
+ * submission, its webhook deliveries and the form's actions (submission-actions.ts). A batch that loses a race (an S2, S6 or S7 moved the
  * counter, or another S6 this submission) reads both again and applies the edit to what it
  * reads, as S2 does. New files are claimed before the batch and released if it fails for
  * good; files dropped from a file field are deleted after it.
@@ -51,9 +51,9 @@ export async function updateSubmission(
       claimed.push(
         ...(await claimAttachments(ctx, form.id, submissionId, form_definition, next.form_fields)),
       );
-      const { ops, webhooks } = await updateOps(ctx, form, stored, next);
+      const { ops, webhooks, actions } = await updateOps(ctx, form, stored, next);
       if (await written(ctx, ops)) {
-        await afterUpdate(ctx, form, stored.record, next, webhooks);
+        await afterUpdate(ctx, form, stored.record, next, webhooks, actions);
         return {
           message: "Form submission has been updated successfully",
           form_submission_item_updated: true,
@@ -97,8 +97,8 @@ async function editedRecord(
 }
 
 /**
- * The batch of an S6 from `stored` to `next`, and the webhooks it announces `next` to (none
- * unless a draft becomes a submission). The counter is read and written only when needed: a
+ * The batch of an S6 from `stored` to `next`, and the webhooks and actions it announces `next`
+ * to (none unless a draft becomes a submission). The counter is read and written only when needed: a
  * plain edit that moves no inventory does not contend with the form's S2s.
  * @throws {ValidationError} when a newly chosen option is sold out.
  */
@@ -120,7 +120,8 @@ async function updateOps(
   const held = inventoryHeld(compileRules(form), stored.record);
   const wanted = next.inventory_taken ?? [];
   const becomes = stored.record.is_draft_submission && !next.is_draft_submission;
-  if (held.length === 0 && wanted.length === 0 && !becomes) return { ops, webhooks: [] };
+  const none = { ops, webhooks: [], actions: undefined };
+  if (held.length === 0 && wanted.length === 0 && !becomes) return none;
   const counter = await readFormCounter(ctx, form.id);
   const counts = countsAfterRetake(counter?.record.counts ?? {}, compileRules(form), held, wanted);
   // Only giving back from a counter that is gone (the form being deleted) recreates nothing.
@@ -131,11 +132,12 @@ async function updateOps(
     // version, so the batch fails and is made again with it (form-snapshots.ts).
     ops.push(counterOp(formCounter(form.id), counter, counter.record.counts));
   }
-  if (!becomes) return { ops, webhooks: [] };
+  if (!becomes) return none;
   const snapshot = await formSnapshot(ctx, form.id, versionOf(counter));
   if (!snapshot) throw formNotFound();
-  ops.push(...submissionCreatedOps(ctx, next, snapshot.webhooks));
-  return { ops, webhooks: snapshot.webhooks };
+  const actions = planPostSubmissionActions(ctx, form, next);
+  ops.push(...submissionCreatedOps(ctx, next, snapshot.webhooks), ...actions.ops);
+  return { ops, webhooks: snapshot.webhooks, actions };
 }
 
 /** What follows a written S6: announcements of a new submission, and dropped files deleted. */
@@ -145,13 +147,12 @@ async function afterUpdate(
   record: SubmissionRecord,
   next: SubmissionRecord,
   webhooks: readonly unknown[],
+  actions: PlannedActions | undefined,
 ) {
   // A draft that becomes a submission is announced as a new one (design.md §7).
-  if (record.is_draft_submission && !next.is_draft_submission) {
-    if (webhooks.length > 0) ctx.nudgeWebhooks();
-    // S6 answers no flags: a failed first attempt is only retried from the outbox.
-    await runPostSubmissionActions(ctx, form, next);
-  }
+  if (webhooks.length > 0) ctx.nudgeWebhooks();
+  // S6 answers no flags: a failed first attempt is only retried from the outbox.
+  await actions?.attempt();
   const kept = new Set(fileIdsOf(form.form_definition, next.form_fields));
   const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
   await deleteAttachments(ctx, form, dropped);

@@ -27,7 +27,7 @@ import {
 import { countsAfterPost, inventoryHeld, inventoryTaken } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
-import { runPostSubmissionActions } from "./submission-actions.ts";
+import { planPostSubmissionActions } from "./submission-actions.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
@@ -48,8 +48,8 @@ interface QuantityLimitSettings {
 /**
  * S2: stores a submission to a form open to the caller. The form's counter (its submission
  * count and version, form-snapshots.ts) and, for a partner customer's form, the owner's
- * monthly quota counter are read; then the raised counters, the submission and its webhook
- * deliveries are written in ONE `Store.batch`, conditional on the counters' etags. So
+ * monthly quota counter are read; then the raised counters, the submission, its webhook
+ * deliveries and its actions (submission-actions.ts) are written in ONE `Store.batch`, conditional on the counters' etags. So
  * `max_total_submissions` and the quota hold under concurrent posts, a form changed
  * meanwhile makes the post start over with the new form, and a crash leaves the counts
  * equal to the records (all or nothing; see the Store port for Cosmos DB across
@@ -93,6 +93,7 @@ export async function createSubmission(
       const owner = snapshot.form.owner_user_id;
       const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
       const submission = submissionOf(ctx, snapshot, id, checked, caller, device, draft);
+      const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
       const claimedBytes = bytesOf(checked.claims);
       if (claimedBytes > 0) {
         const unclaimed = counts[unclaimedBytesCount] ?? 0;
@@ -108,12 +109,13 @@ export async function createSubmission(
           record: submission,
         },
         ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
+        ...actions.ops,
       ];
       if (await written(ctx, ops)) {
         // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
         if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
         if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
-        const flags = await runPostSubmissionActions(ctx, snapshot.form, submission);
+        const flags = await actions.attempt();
         return {
           id,
           message: "Submission posted successfully",

@@ -4,7 +4,7 @@ import { type Context, collections } from "../context.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { StoreConflictError } from "../ports/store.ts";
 import { accessForm, requireRole } from "./form-access.ts";
-import { type DeliveryRecord, queueDelivery } from "./webhook-outbox.ts";
+import { type DeliveryRecord, queueDeliveryOp } from "./webhook-outbox.ts";
 import { readWebhook } from "./webhooks.ts";
 
 /**
@@ -89,14 +89,58 @@ export async function redeliver(
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
   await readWebhook(ctx, formId, webhookId);
-  let wasPending = false;
-  const delivery = await updateDelivery(ctx, webhookId, deliveryId, (record) => {
-    wasPending = record.status === "pending";
-    record.status = "pending";
-  });
-  if (!delivery) throw new NotFoundError("Delivery not found");
-  if (wasPending) throw new ConflictError("This delivery is still being attempted");
-  await queueDelivery(ctx, delivery);
-  ctx.nudgeWebhooks();
-  return { id: delivery.id, message: "Delivery queued again", action_successful: true, error: "" };
+  return queueAgain(ctx, webhookId, deliveryId);
+}
+
+/**
+ * Puts a finished delivery of the log `logId` (a webhook's, or an action's) back in the
+ * outbox: its record marked pending and its outbox entry written in one batch, so that a
+ * failure leaves neither (a pending delivery with no entry could never be sent again).
+ * @throws {NotFoundError} when the log holds no such delivery
+ * @throws {ConflictError} while it is still pending, or its last attempt is still settling
+ */
+export async function queueAgain(ctx: Context, logId: string, deliveryId: string) {
+  for (let attempt = 1; ; attempt++) {
+    const stored = await ctx.store.get<DeliveryRecord>(
+      collections.webhookDeliveries,
+      logId,
+      deliveryId,
+    );
+    if (!stored) throw new NotFoundError("Delivery not found");
+    if (stored.record.status === "pending") {
+      throw new ConflictError("This delivery is still being attempted");
+    }
+    const delivery: DeliveryRecord = {
+      ...stored.record,
+      status: "pending",
+      modified_date_utc: ctx.now().toISOString(),
+    };
+    try {
+      await ctx.store.batch([
+        {
+          op: "replace",
+          collection: collections.webhookDeliveries,
+          partition: logId,
+          record: delivery,
+          ifMatch: stored.etag,
+        },
+        queueDeliveryOp(ctx, delivery),
+      ]);
+    } catch (error) {
+      if (!(error instanceof StoreConflictError)) throw error;
+      // Its outbox entry is still there: the attempt that finished it is being settled.
+      if (error.reason === "exists") {
+        throw new ConflictError("This delivery is still being attempted");
+      }
+      if (attempt === 20) throw error;
+      continue;
+    }
+    ctx.nudgeWebhooks();
+    return {
+      id: delivery.id,
+      message: "Delivery queued again",
+      action_successful: true,
+      error: "",
+    };
+  }
 }

@@ -66,24 +66,8 @@ export function actionLogId(kind: Exclude<DeliveryKind, "webhook">, formId: stri
 export const outboxPartition = "due";
 
 /**
- * Queues one delivery per webhook of the submission's form (`known`, when the caller has
- * them at hand, else read from the store), durably, in one `Store.batch`: all or none.
- */
-export async function enqueueSubmissionCreated(
-  ctx: Context,
-  submission: SubmissionRecord,
-  known?: readonly WebhookRecord[],
-) {
-  const webhooks =
-    known ?? (await ctx.store.query<WebhookRecord>(collections.webhooks, submission.form_id)).items;
-  if (webhooks.length === 0) return;
-  await ctx.store.batch(submissionCreatedOps(ctx, submission, webhooks));
-  ctx.nudgeWebhooks();
-}
-
-/**
  * The batch ops that queue one delivery of a new submission per webhook in `webhooks` (its
- * delivery record and its outbox entry), for S2 to write in the batch of the submission.
+ * delivery record and its outbox entry), for S2 (or S6) to write in the batch of the submission.
  * Call `ctx.nudgeWebhooks()` once they are written.
  */
 export function submissionCreatedOps(
@@ -143,15 +127,21 @@ export function pendingDelivery(
   };
 }
 
-/** Puts a delivery in the outbox, due now, with its attempt count reset. */
-export async function queueDelivery(ctx: Context, delivery: DeliveryRecord) {
-  await ctx.store.create(collections.webhookOutbox, outboxPartition, outboxEntryOf(ctx, delivery));
+/** The batch op that puts a delivery in the outbox, due now, with its attempt count reset. */
+export function queueDeliveryOp(ctx: Context, delivery: DeliveryRecord): BatchOp {
+  return {
+    op: "create",
+    collection: collections.webhookOutbox,
+    partition: outboxPartition,
+    record: outboxEntryOf(ctx, delivery),
+  };
 }
 
-/** The outbox entry of a delivery, due now, with its attempt count reset. */
+/** The outbox entry of a delivery of any kind, due now, with its attempt count reset. */
 function outboxEntryOf(ctx: Context, delivery: DeliveryRecord): OutboxEntry {
   return {
     id: delivery.id,
+    ...(delivery.kind ? { kind: delivery.kind } : {}),
     form_id: delivery.form_id,
     webhook_id: delivery.webhook_id,
     due_at: ctx.now().toISOString(),

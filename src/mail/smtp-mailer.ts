@@ -39,7 +39,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
     async send(message: MailMessage) {
       let info: { rejected?: unknown[] };
       try {
-        info = await transport.sendMail(nodemailerMessage(message));
+        info = await transport.sendMail(nodemailerMessage(message, options.from));
       } catch (error) {
         const code = (error as { responseCode?: number }).responseCode ?? 0;
         if (code >= 500) {
@@ -57,14 +57,24 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
 }
 
 /**
- * The message as nodemailer takes it. Addresses go as objects, never as text nodemailer
- * would parse into a list, and the subject loses any line break on the way.
+ * The message as nodemailer takes it, from `from`. Addresses go as objects, never as text
+ * nodemailer would parse into a list, and the subject loses any line break on the way. A
+ * message with an `id` gets the `Message-ID` `<id@domain of from>`, the same on every
+ * attempt, so that a receiver can drop a repeat (RFC 5322 §3.6.4: one message, one id).
  */
-export function nodemailerMessage(message: MailMessage) {
+export function nodemailerMessage(message: MailMessage, from: string) {
   return {
+    from,
     to: message.to.map((address) => ({ name: "", address })),
     ...(message.replyTo ? { replyTo: { name: "", address: message.replyTo } } : {}),
+    ...(message.id ? { messageId: messageIdOf(message.id, from) } : {}),
     subject: message.subject.replace(/[\r\n]+/g, " "),
     text: message.text,
   };
+}
+
+/** `<id@domain>`, the domain taken from the sender's address (`Forms <forms@example.com>`). */
+function messageIdOf(id: string, from: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "formwork.invalid";
+  return `<${id.replace(/[^A-Za-z0-9.-]/g, "")}@${domain}>`;
 }

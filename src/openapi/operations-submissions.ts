@@ -205,6 +205,19 @@ export const submissionOperations: Operation[] = [
   },
   {
     method: "post",
+    path: "/api/restricted/form/:formId/actions/:action/deliveries/:deliveryId/redeliver",
+    operationId: "redeliverAction",
+    ref: "extension",
+    summary: "Send a confirmation e-mail or destination post again",
+    description:
+      "Same body, a fresh round of attempts; the delivery's history keeps the earlier ones. An e-mail keeps its Message-ID. 409 while the delivery is still pending. Role `has_account_management`.",
+    pathDescriptions: { action: "`email` or `destination`." },
+    tag: "Webhooks",
+    auth: "account",
+    response: { description: "`message` is `Delivery queued again`.", schema: actionResult },
+  },
+  {
+    method: "post",
     path: `${webhookPath}/:webhookId/deliveries/:deliveryId/redeliver`,
     operationId: "redeliverWebhook",
     ref: "extension",

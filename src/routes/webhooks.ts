@@ -1,5 +1,9 @@
 import * as v from "valibot";
-import { listActionDeliveries, loggedActions } from "../domain/action-deliveries.ts";
+import {
+  listActionDeliveries,
+  loggedActions,
+  redeliverAction,
+} from "../domain/action-deliveries.ts";
 import { listDeliveries, redeliver } from "../domain/webhook-deliveries.ts";
 import { addWebhook, listWebhooks, removeWebhook } from "../domain/webhooks.ts";
 import { readJson } from "../http/body.ts";
@@ -25,7 +29,10 @@ export const deliveriesQuery = v.object({
 /** The `action` path parameter of the action deliveries list (extension). */
 export const actionParam = v.picklist(loggedActions, "must be email or destination");
 
-/** Submission webhooks: W1–W3, and the deliveries extension (of webhooks and form actions). */
+/**
+ * Submission webhooks: W1–W3, and the deliveries extension (list and redeliver) of webhooks
+ * and of the form's actions.
+ */
 export function webhookRoutes(router: ServiceRouter): void {
   const base = "/api/restricted/form/:formId/submissionwebhook";
   router
@@ -64,6 +71,15 @@ export function webhookRoutes(router: ServiceRouter): void {
       const formId = guidParam(request, "formId");
       return listActionDeliveries(ctx, callerOf(request), formId, action, page);
     })
+    .post(
+      "/api/restricted/form/:formId/actions/:action/deliveries/:deliveryId/redeliver",
+      (request, ctx) => {
+        const action = parseWith(actionParam, request.params.action, "The action is not valid");
+        const formId = guidParam(request, "formId");
+        const deliveryId = guidParam(request, "deliveryId");
+        return redeliverAction(ctx, callerOf(request), formId, action, deliveryId);
+      },
+    )
     .post(`${base}/:webhookId/deliveries/:deliveryId/redeliver`, (request, ctx) =>
       redeliver(
         ctx,

@@ -2,15 +2,15 @@ import * as v from "valibot";
 import { nameSchema } from "./common.ts";
 
 /** RFC 9110 token characters: what a header name may be made of. */
-const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /**
  * What a header value may hold: printable ASCII, with spaces and tabs inside only (RFC 9110
  * field-value without the obsolete Latin-1 range, which receivers read inconsistently and
  * fetch refuses beyond U+00FF).
  */
-const headerValue = /^[\x21-\x7E]([\t\x20-\x7E]*[\x21-\x7E])?$/;
+export const headerValue = /^[\x21-\x7E]([\t\x20-\x7E]*[\x21-\x7E])?$/;
 /** Headers the service sets itself, or that would break the request, may not be replaced. */
-const reservedHeaders = new Set([
+export const reservedHeaders = new Set([
   "content-type",
   "content-length",
   "host",

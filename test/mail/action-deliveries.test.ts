@@ -73,3 +73,45 @@ test("deleting the form deletes its action log", async () => {
   await env.setSection("generalsettingsdelete", {});
   assert.equal((await store.query("webhook_deliveries", logId)).items.length, 0);
 });
+
+test("a failed e-mail is sent again on redelivery, with the same Message-ID", async (t) => {
+  const url = await downServerUrl();
+  const env = await withActionForm({ smtpUrl: url, mailMaxAttempts: 2 });
+  await env.confirm();
+  await env.submit();
+  const failed = await settled(env, "email", "failed");
+  const inbox = await startInbox({ port: Number(new URL(url).port) });
+  t.after(inbox.close);
+  const redeliver = (action: string, id: string) =>
+    env.call(
+      "POST",
+      `/api/restricted/form/${env.formId}/actions/${action}/deliveries/${id}/redeliver`,
+      { as: env.alice },
+    );
+  const again = await redeliver("email", failed.id);
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  assert.equal(again.body.message, "Delivery queued again");
+  const delivered = await settled(env, "email", "delivered");
+  assert.equal(delivered.id, failed.id);
+  assert.equal(delivered.attempts.length, 3);
+  assert.equal(inbox.received.length, 1);
+  assert.equal(inbox.received[0]?.mail.messageId, `<${failed.id}@example.com>`);
+  // Not in the destination log, nor a delivery at all.
+  assert.equal((await redeliver("destination", failed.id)).status, 404);
+  assert.equal((await redeliver("email", "00000000-0000-4000-8000-000000000000")).status, 404);
+  assert.equal((await redeliver("sms", failed.id)).status, 400);
+});
+
+test("a pending action is not redelivered: 409", async () => {
+  const receiver = await startReceiver(["hang"]);
+  const env = await withActionForm({ actionTimeoutMs: 100 });
+  await env.destination(receiver.url);
+  const answer = await env.submit();
+  assert.equal(answer.body.cloud_database_post_expected_but_failed, true);
+  const [pending] = (await log(env, "destination")).body.results;
+  assert.equal(pending.status, "pending");
+  const path = `/api/restricted/form/${env.formId}/actions/destination/deliveries/${pending.id}/redeliver`;
+  const again = await env.call("POST", path, { as: env.alice });
+  assert.equal(again.status, 409, JSON.stringify(again.body));
+  assert.equal(again.body.error, "conflict");
+});

@@ -18,6 +18,8 @@ export interface InboxOptions {
   refuse?: string[];
   /** The port to listen on. @default a free one */
   port?: number;
+  /** Milliseconds to wait, after the message arrived, before answering it (accepted). */
+  answerAfterMs?: number;
 }
 
 /** A real SMTP server on a free local port, without STARTTLS, that keeps what it receives. */
@@ -44,7 +46,7 @@ export async function startInbox(options: InboxOptions = {}) {
         (mail) => {
           received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
           for (const wake of waiters.splice(0)) wake();
-          callback();
+          setTimeout(callback, options.answerAfterMs ?? 0);
         },
         (error: Error) => callback(error),
       );
@@ -58,9 +60,20 @@ export async function startInbox(options: InboxOptions = {}) {
     url: `smtp://${credentials}127.0.0.1:${port}`,
     port,
     received,
-    /** Resolves once `count` messages have arrived. */
-    async waitFor(count: number) {
-      while (received.length < count) await new Promise<void>((wake) => waiters.push(wake));
+    /** Resolves once `count` messages have arrived; rejects after `timeoutMs`. */
+    async waitFor(count: number, timeoutMs = 10_000) {
+      const end = Date.now() + timeoutMs;
+      while (received.length < count) {
+        const left = end - Date.now();
+        if (left <= 0) throw new Error(`got ${received.length} of ${count} messages`);
+        await new Promise<void>((wake) => {
+          const timer = setTimeout(wake, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            wake();
+          });
+        });
+      }
     },
     close: () => new Promise<void>((done) => server.close(() => done())),
   };

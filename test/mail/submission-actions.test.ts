@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startReceiver } from "../webhooks/receiver.ts";
+import { eventually, startReceiver } from "../webhooks/receiver.ts";
 import { flagsOf, withActionForm } from "./action-setup.ts";
 import { downServerUrl, startInbox, startSilentServer } from "./smtp-inbox.ts";
 
@@ -117,4 +117,26 @@ test("an S6 that clears the draft flag sends the e-mail", async (t) => {
   });
   assert.equal(updated.status, 200, JSON.stringify(updated.body));
   assert.equal(inbox.received.length, 1);
+});
+
+test("an e-mail S2 stopped waiting for is settled by the server's late answer, and sent once", async (t) => {
+  const inbox = await startInbox({ answerAfterMs: 800 });
+  t.after(inbox.close);
+  const env = await withActionForm({ smtpUrl: inbox.url, actionTimeoutMs: 200 });
+  await env.confirm();
+  const answer = await env.submit();
+  // S2 could not say it was sent within its 200 ms.
+  assert.deepEqual(flagsOf(answer), { email: true, destination: false });
+  const log = `/api/restricted/form/${env.formId}/actions/email/deliveries`;
+  await eventually(async () => {
+    const [delivery] = (await env.call("GET", log, { as: env.alice })).body.results;
+    return delivery?.status === "delivered";
+  });
+  const [delivery] = (await env.call("GET", log, { as: env.alice })).body.results;
+  assert.equal(delivery.attempts.length, 1);
+  assert.equal(delivery.attempts[0].status_code, 250);
+  // Closing waits for every send in progress: none is left to come.
+  await env.service.close();
+  assert.equal(inbox.received.length, 1);
+  assert.equal(inbox.received[0]?.mail.messageId, `<${delivery.id}@example.com>`);
 });

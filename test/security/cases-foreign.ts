@@ -80,6 +80,14 @@ export const foreignCases: RouteCase[] = [
     }),
   },
   {
+    route: "POST /api/restricted/form/:formId/actions/:action/deliveries/:deliveryId/redeliver",
+    name: `redeliver the owner's destination post ${through}`,
+    access: notThere,
+    request: (fx) => ({
+      path: `${theirs(fx)}/actions/destination/deliveries/${fx.ids.actionDeliveryId}/redeliver`,
+    }),
+  },
+  {
     route:
       "POST /api/restricted/form/:formId/submissionwebhook/:webhookId/deliveries/:deliveryId/redeliver",
     name: `redeliver the owner's delivery ${through}`,

@@ -127,6 +127,14 @@ export const formCases: RouteCase[] = [
     request: (fx) => ({ path: `${form(fx)}/actions/email/deliveries` }),
   },
   {
+    route: "POST /api/restricted/form/:formId/actions/:action/deliveries/:deliveryId/redeliver",
+    name: "redeliver a destination post",
+    access: manager,
+    request: (fx) => ({
+      path: `${form(fx)}/actions/destination/deliveries/${fx.ids.actionDeliveryId}/redeliver`,
+    }),
+  },
+  {
     route:
       "POST /api/restricted/form/:formId/submissionwebhook/:webhookId/deliveries/:deliveryId/redeliver",
     name: "redeliver",

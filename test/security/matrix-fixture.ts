@@ -37,6 +37,8 @@ export interface FixtureIds {
   attachmentId: string;
   webhookId: string;
   deliveryId: string;
+  /** A finished destination post of the form (the action deliveries extension). */
+  actionDeliveryId: string;
   /** A collaborator's form user security record (U3, U4). */
   userSecurityId: string;
   datalistId: string;
@@ -78,6 +80,7 @@ export async function buildFixture(ownerKind: OwnerKind): Promise<Fixture> {
   const owner = (request: MatrixRequest) => expectOk(sendAs(service, credentials.owner, request));
   const formIds = await formRecords(owner, ownerKind);
   const deliveryId = await finishDelivery(store, formIds.webhookId);
+  const actionDeliveryId = await finishDelivery(store, `destination:${formIds.formId}`);
   const datalistIds = await datalistRecords(owner);
   const stranger = (request: MatrixRequest) =>
     expectOk(sendAs(service, credentials.stranger, request));
@@ -102,6 +105,7 @@ export async function buildFixture(ownerKind: OwnerKind): Promise<Fixture> {
       ...formIds,
       ...datalistIds,
       deliveryId,
+      actionDeliveryId,
       customerEmail,
       strangerFormId,
       strangerDatalistId,
@@ -193,6 +197,12 @@ async function formRecords(owner: Owner, ownerKind: OwnerKind) {
   const hook = { webhook_name: "Hook", webhook_destination_url: "http://127.0.0.1:9/hook" };
   const webhookId = (await owner({ method: "POST", path: `${form}/submissionwebhook`, body: hook }))
     .id;
+  // A destination nothing answers at: S2's post to it fails, and is left to the outbox.
+  await owner({
+    method: "POST",
+    path: `${form}/?updateSettingsOnly=1&settingsSection=destinationsettings`,
+    body: { enabled: true, destination_url: "http://127.0.0.1:9/crm" },
+  });
   // The owner submits: a free-trial customer's form takes nobody else's submission.
   const upload = new FormData();
   upload.append("fil_2", new Blob(["matrix file"], { type: "text/plain" }), "notes.txt");
@@ -231,12 +241,15 @@ export function submissionInput(attachmentId?: string) {
   return { form_fields };
 }
 
-/** Marks the delivery S2 queued as failed, as the worker would, so that it may be redelivered. */
-async function finishDelivery(store: SnapshotStore, webhookId: string) {
-  const { items } = await store.query<{ id: string }>(collections.webhookDeliveries, webhookId);
+/**
+ * Marks the delivery S2 queued in the log `logId` (a webhook's, or an action's) as failed,
+ * as the worker would, so that it may be redelivered.
+ */
+async function finishDelivery(store: SnapshotStore, logId: string) {
+  const { items } = await store.query<{ id: string }>(collections.webhookDeliveries, logId);
   const delivery = items[0];
   assert.ok(delivery, "S2 queued no delivery");
-  await store.replace(collections.webhookDeliveries, webhookId, { ...delivery, status: "failed" });
+  await store.replace(collections.webhookDeliveries, logId, { ...delivery, status: "failed" });
   await store.delete(collections.webhookOutbox, outboxPartition, delivery.id);
   return delivery.id;
 }

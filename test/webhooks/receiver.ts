@@ -14,9 +14,9 @@ export type Behaviour = number | "hang" | "drop" | { status: number; delayMs: nu
 /**
  * A real HTTP receiver on loopback. It answers each request with the next behaviour of
  * `plan`, then with the last one for ever; with `perMessage`, the plan restarts for each
- * `webhook-id`. `waitFor(n)` resolves once n requests arrived.
+ * `webhook-id`. `waitFor(n)` resolves once n requests arrived. `port`: a free one by default.
  */
-export async function startReceiver(plan: Behaviour[] = [200], perMessage = false) {
+export async function startReceiver(plan: Behaviour[] = [200], perMessage = false, port = 0) {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const hanging: ServerResponse[] = [];
@@ -40,8 +40,8 @@ export async function startReceiver(plan: Behaviour[] = [200], perMessage = fals
       else setTimeout(() => response.writeHead(behaviour.status).end(), behaviour.delayMs);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const listening = (server.address() as AddressInfo).port;
   const close = () =>
     new Promise<void>((resolve) => {
       for (const response of hanging) response.destroy();
@@ -50,7 +50,7 @@ export async function startReceiver(plan: Behaviour[] = [200], perMessage = fals
     });
   after(close);
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: `http://127.0.0.1:${listening}/hook`,
     received,
     close,
     waitFor(count: number, timeoutMs = 10_000) {

@@ -6,14 +6,8 @@ import { NotFoundError, ServiceError, ValidationError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
-import {
-  claimAttachments,
-  claimRead,
-  deleteAttachments,
-  fileIdsOf,
-  readClaimable,
-  releaseAttachments,
-} from "./attachment-claims.ts";
+import { claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
+import { readAttachments, removalOps } from "./attachment-removal.ts";
 import { adjustCounts, counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
@@ -32,7 +26,7 @@ import { runPostSubmissionActions } from "./submission-actions.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
-import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
+import { releaseUnclaimedBytes, unclaimedBytesCount } from "./unclaimed-uploads.ts";
 import { enqueueSubmissionCreated, submissionCreatedOps } from "./webhook-outbox.ts";
 
 /** What S2 and S6 take (design.md §4). */
@@ -54,9 +48,9 @@ interface QuantityLimitSettings {
  * `max_total_submissions` and the quota hold under concurrent posts, a form changed
  * meanwhile makes the post start over with the new form, and a crash leaves the counts
  * equal to the records (all or nothing; see the Store port for Cosmos DB across
- * partitions). Files are read with the form's checks and claimed before the batch, and
- * released when it fails for good; the batch's counter write also takes their bytes off the
- * form's cap on unclaimed uploads (unclaimed-uploads.ts).
+ * partitions). Files are read with the form's checks and claimed in the same batch, each
+ * on the etag read, so no claim outlives a failed or cut-short S2; the batch's counter write
+ * also takes their bytes off the form's cap on unclaimed uploads (unclaimed-uploads.ts).
  */
 export async function createSubmission(
   ctx: Context,
@@ -68,70 +62,62 @@ export async function createSubmission(
   const draft = input.is_draft_submission ?? false;
   const id = newId();
   let checked: CheckedPost | undefined;
-  let claimed: string[] = [];
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const key = formCounter(formId);
-      const counter = await readFormCounter(ctx, formId);
-      const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
-      if (!snapshot) throw formNotFound();
-      if (checked?.snapshot !== snapshot) {
-        await releaseAttachments(ctx, formId, claimed, false);
-        claimed = [];
-        checked = undefined;
-        checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
-        claimed = await claimRead(ctx, formId, id, checked.claims, false);
-      }
-      // The whole counts, so that counts other code keeps in this record stay as they were;
-      // the post's inventory is taken in the same write (inventory.ts).
-      const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
-      if ((counts.submissions ?? 0) > checked.limit) {
-        throw new ServiceError(
-          "form_closed",
-          "This form has received all the submissions it takes",
-        );
-      }
-      const owner = snapshot.form.owner_user_id;
-      const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
-      const submission = submissionOf(ctx, snapshot, id, checked.values, caller, device, draft);
-      const claimedBytes = bytesOf(checked.claims);
-      if (claimedBytes > 0) {
-        const unclaimed = counts[unclaimedBytesCount] ?? 0;
-        counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
-      }
-      const ops: BatchOp[] = [
-        counterOp(key, counter, counts),
-        ...(monthly ? [monthly] : []),
-        {
-          op: "create",
-          collection: collections.submissions,
-          partition: formId,
-          record: submission,
-        },
-        ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
-      ];
-      if (await written(ctx, ops)) {
-        // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
-        if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
-        if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
-        const flags = await runPostSubmissionActions(ctx, snapshot.form, submission);
-        return {
-          id,
-          message: "Submission posted successfully",
-          ...thanksPageOf(snapshot.form),
-          cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
-          email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
-          actionSuccessful: true,
-        };
-      }
-      if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
-      // A little jitter keeps a crowd of posters from colliding in lock step.
-      await sleep(Math.random() * Math.min(attempt, 20));
+  for (let attempt = 1; ; attempt++) {
+    const key = formCounter(formId);
+    const counter = await readFormCounter(ctx, formId);
+    const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
+    if (!snapshot) throw formNotFound();
+    if (checked?.snapshot !== snapshot) {
+      checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
+    } else if (attempt > 1 && checked.claims.length > 0) {
+      // The batch may have failed on a claim: a 400 when another submission took a file.
+      const { form_definition } = snapshot.form;
+      checked.claims = await readClaimable(ctx, formId, id, form_definition, checked.values);
     }
-  } catch (error) {
-    // The bytes of the files were never taken off the unclaimed count: the batch did not land.
-    await releaseAttachments(ctx, formId, claimed, false);
-    throw error;
+    // The whole counts, so that counts other code keeps in this record stay as they were;
+    // the post's inventory is taken in the same write (inventory.ts).
+    const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
+    if ((counts.submissions ?? 0) > checked.limit) {
+      throw new ServiceError("form_closed", "This form has received all the submissions it takes");
+    }
+    const owner = snapshot.form.owner_user_id;
+    const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
+    const submission = submissionOf(ctx, snapshot, id, checked.values, caller, device, draft);
+    const claimedBytes = bytesOf(checked.claims);
+    if (claimedBytes > 0) {
+      const unclaimed = counts[unclaimedBytesCount] ?? 0;
+      counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
+    }
+    const ops: BatchOp[] = [
+      counterOp(key, counter, counts),
+      ...(monthly ? [monthly] : []),
+      {
+        op: "create",
+        collection: collections.submissions,
+        partition: formId,
+        record: submission,
+      },
+      ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
+      // The claims in the batch: no claim is left without its submission.
+      ...claimOps(ctx, id, checked.claims),
+    ];
+    if (await written(ctx, ops)) {
+      // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
+      if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
+      if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
+      const flags = await runPostSubmissionActions(ctx, snapshot.form, submission);
+      return {
+        id,
+        message: "Submission posted successfully",
+        ...thanksPageOf(snapshot.form),
+        cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
+        email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
+        actionSuccessful: true,
+      };
+    }
+    if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
+    // A little jitter keeps a crowd of posters from colliding in lock step.
+    await sleep(Math.random() * Math.min(attempt, 20));
   }
 }
 
@@ -221,7 +207,8 @@ async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
 
 /**
  * S6: replaces the given fields' values and may clear the draft flag. Files dropped from a
- * file field are deleted; new ones are claimed. The write is conditional on the etag read.
+ * file field are deleted (their bytes given back) and new ones are claimed, in one batch
+ * with the submission's write, conditional on the etags read.
  */
 export async function updateSubmission(
   ctx: Context,
@@ -241,13 +228,6 @@ export async function updateSubmission(
   const fields = [...merged.values()];
   const values = await checkSubmittedValues(ctx, form, fields, draft);
   const inventory = await retakeInventory(ctx, form, record, values, draft);
-  let claimed: string[] = [];
-  try {
-    claimed = await claimAttachments(ctx, form.id, record.id, form.form_definition, values);
-  } catch (error) {
-    await inventory.undo();
-    throw error;
-  }
   const next: SubmissionRecord = {
     ...record,
     form_fields: values,
@@ -255,22 +235,41 @@ export async function updateSubmission(
     is_draft_submission: draft,
     modified_date_utc: ctx.now().toISOString(),
   };
+  const kept = new Set(fileIdsOf(form.form_definition, values));
+  const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
+  let claims: Stored<AttachmentRecord>[] = [];
+  let removed: Stored<AttachmentRecord>[] = [];
   try {
-    await ctx.store.replace(collections.submissions, form.id, next, { ifMatch: etag });
+    claims = await readClaimable(ctx, form.id, record.id, form.form_definition, values);
+    removed = await readAttachments(ctx, form.id, record.id, dropped);
+    // One batch: the files claimed, the files dropped and their bytes, and the submission.
+    await ctx.store.batch([
+      ...claimOps(ctx, record.id, claims),
+      ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
+      {
+        op: "replace",
+        collection: collections.submissions,
+        partition: form.id,
+        record: next,
+        ifMatch: etag,
+      },
+    ]);
   } catch (error) {
-    await releaseAttachments(ctx, form.id, claimed);
     await inventory.undo();
+    // A claim may have failed the batch: a 400 when another submission took a file.
+    if (error instanceof StoreConflictError && claims.length > 0) {
+      await readClaimable(ctx, form.id, record.id, form.form_definition, values);
+    }
     throw error;
   }
+  await releaseUnclaimedBytes(ctx, form.id, bytesOf(claims));
+  for (const { record: file } of removed) await ctx.blobs?.delete(form.id, file.id);
   // A draft that becomes a submission is announced as a new one (design.md §7).
   if (record.is_draft_submission && !draft) {
     await enqueueSubmissionCreated(ctx, next);
     // S6 answers no flags: a failed first attempt is only retried from the outbox.
     await runPostSubmissionActions(ctx, form, next);
   }
-  const kept = new Set(fileIdsOf(form.form_definition, values));
-  const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
-  await deleteAttachments(ctx, form, dropped);
   return {
     message: "Form submission has been updated successfully",
     form_submission_item_updated: true,
@@ -313,9 +312,10 @@ async function retakeInventory(
 }
 
 /**
- * S7: deletes a submission and frees its slot and inventory on the form in one
- * `Store.batch`, conditional on both as read (a crash leaves both or neither), then deletes
- * its files.
+ * S7: deletes a submission and frees its slot and inventory on the form, and deletes its
+ * attachment records and gives their bytes back to the owner's storage quota, in one
+ * `Store.batch` conditional on everything as read (a crash leaves all or nothing); then
+ * deletes their files.
  */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
@@ -328,6 +328,8 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
       : inventoryTaken(compileRules(form), stored.record.form_fields);
     for (const name of ["submissions", ...taken])
       counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
+    const files = fileIdsOf(form.form_definition, stored.record.form_fields);
+    const removed = await readAttachments(ctx, form.id, submissionId, files);
     const ops: BatchOp[] = [
       {
         op: "delete",
@@ -337,10 +339,11 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
         ifMatch: stored.etag,
       },
       counterOp(key, counter, counts),
+      // Its files and the storage they give back go with it: the quota stays equal to the records.
+      ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
     ];
     if (await written(ctx, ops)) {
-      const { form_fields } = stored.record;
-      await deleteAttachments(ctx, form, fileIdsOf(form.form_definition, form_fields));
+      for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
       break;
     }
     if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");

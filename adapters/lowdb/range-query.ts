@@ -70,9 +70,27 @@ export async function readPage<T extends StoreRecord>(
     );
     found = candidates
       ? readLines(snapshot, candidates, found, probe, field, descending)
-      : withAll(found, snapshot.entries().values(), probe);
+      : withAll(found, fromFile(snapshot.entries().values()), probe);
   }
   return evaluateQuery(found, query);
+}
+
+/**
+ * Records a page parsed from a segment file that is not loaded: no one else holds them, so
+ * the store hands them out as they are instead of copying them (`isReadFromFile`).
+ */
+const readFromFile = new WeakSet<StoreRecord>();
+
+/** Whether `record` was parsed from a file for the page that returns it (see above). */
+export function isReadFromFile(record: StoreRecord): boolean {
+  return readFromFile.has(record);
+}
+
+function* fromFile(entries: Iterable<Entry>): Iterable<Entry> {
+  for (const entry of entries) {
+    readFromFile.add(entry.record);
+    yield entry;
+  }
 }
 
 /** The first records of the probe among `found` and every entry of a segment. */
@@ -106,7 +124,9 @@ function readLines<T extends StoreRecord>(
     const end = Math.min(candidates.length, next + Math.max(16, want - found.length));
     for (; next < end; next++) {
       const entry = snapshot.entryAt((candidates[next] as { line: number }).line);
-      if (entry) found.push(entry.record as T);
+      if (!entry) continue;
+      readFromFile.add(entry.record);
+      found.push(entry.record as T);
     }
     found = evaluateQuery(found, probe).items;
   }

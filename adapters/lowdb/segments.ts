@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { TextFile } from "lowdb/node";
 import { compareValues } from "../../src/ports/evaluate-query.ts";
@@ -23,13 +24,23 @@ export type Bounds = [Scalar | null, Scalar | null];
  * @throws naming the file when it cannot be read or is not a segment file
  */
 export async function readSnapshot(path: string, range: IdRange): Promise<SegmentSnapshot> {
-  let text: string | null;
+  return new SegmentSnapshot(path, range, readText(path));
+}
+
+/**
+ * A segment file's text, `null` when it is missing. Read synchronously: a segment is at
+ * most `segmentSize` records (about 100 KB at the default 200), which the page cache
+ * answers in tens of microseconds, while an asynchronous read makes four trips through
+ * libuv's thread pool (open, stat, read, close) that a busy machine turns into
+ * milliseconds: most of an S5 page that reads a segment not loaded (issue 11).
+ */
+function readText(path: string): string | null {
   try {
-    text = await new TextFile(path).read();
+    return readFileSync(path, "utf8");
   } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw lowdbError(`cannot read ${path}`, cause);
   }
-  return new SegmentSnapshot(path, range, text);
 }
 
 /**

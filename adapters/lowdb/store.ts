@@ -16,7 +16,7 @@ import { type Durability, Journal } from "./journal.ts";
 import { listJournals, readJournal } from "./journal-files.ts";
 import { lockDirectory } from "./lock.ts";
 import { Partition } from "./partition.ts";
-import { readPage } from "./range-query.ts";
+import { isReadFromFile, readPage } from "./range-query.ts";
 import { SegmentCache } from "./segment-cache.ts";
 import type { Entry } from "./segments.ts";
 
@@ -108,12 +108,14 @@ export class LowdbStore implements Store {
     return this.#within(collection, partition, (p) =>
       p.run(async (): Promise<Page<T>> => {
         const page = await readPage<T>(p.view, query);
-        // Records are JSON (that is what the files hold), and one JSON round trip of a whole
-        // page costs a fraction of a structuredClone per record.
-        return {
-          items: JSON.parse(JSON.stringify(page.items)) as T[],
-          continuation: page.continuation,
-        };
+        // Records of loaded segments are copied: records are JSON (that is what the files
+        // hold), and one JSON round trip of them all costs a fraction of a structuredClone
+        // per record. Those parsed from a file for this page are already the caller's own.
+        const shared = page.items.filter((item) => !isReadFromFile(item));
+        const copies = JSON.parse(JSON.stringify(shared)) as T[];
+        let next = 0;
+        const items = page.items.map((item) => (isReadFromFile(item) ? item : copies[next++]));
+        return { items: items as T[], continuation: page.continuation };
       }),
     );
   }

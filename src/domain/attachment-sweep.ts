@@ -1,9 +1,10 @@
 import { type Context, collections } from "../context.ts";
 import { queryAll } from "../ports/query-all.ts";
 import { StoreConflictError } from "../ports/store.ts";
-import { giveBackFileStorage } from "./storage-quota.ts";
+import { removalOps } from "./attachment-removal.ts";
+import { batchAgain } from "./count-changes.ts";
+import type { FormRecord } from "./form-record.ts";
 import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
-import { releaseUnclaimedBytes } from "./unclaimed-uploads.ts";
 
 /** A note that an upload happened; partition: its hour (see {@link uploadBucketOf}). */
 interface UploadNote {
@@ -31,7 +32,9 @@ export function uploadBucketOf(date: Date): string {
 
 /**
  * Removes the attachments whose grace period is over and that no submission holds: those
- * never claimed, and those whose submission was never written. Works hour by hour through
+ * never claimed, those whose submission was never written, and uploads that never
+ * finished (their hold, upload-holds.ts). Each removal deletes the record and gives back
+ * its bytes (storage quota, unclaimed bytes) in one batch, and then deletes the file. Works hour by hour through
  * the upload notes, so it never scans the attachments themselves; a cursor in the Store
  * remembers where it stopped. Safe to run from several instances at once.
  * @returns how many attachments it removed.
@@ -59,41 +62,43 @@ export async function sweepAttachments(ctx: Context): Promise<number> {
 }
 
 async function sweepOne(ctx: Context, note: UploadNote, now: number): Promise<number> {
-  const stored = await ctx.store.get<AttachmentRecord>(
-    collections.attachments,
-    note.form_id,
-    note.id,
-  );
-  if (!stored) {
-    // The file may have been written without its record (a crash between the two).
-    await ctx.blobs?.delete(note.form_id, note.id);
-    return 0;
-  }
-  const { record, etag } = stored;
-  if (record.submission_id) {
-    const submission = await ctx.store.get<SubmissionRecord>(
-      collections.submissions,
+  let recorded = true;
+  const removed = await batchAgain(ctx, async () => {
+    const stored = await ctx.store.get<AttachmentRecord>(
+      collections.attachments,
       note.form_id,
-      record.submission_id,
+      note.id,
     );
-    if (submission) return 0;
-    if (now - Date.parse(record.modified_date_utc) < claimSettling) {
-      await ctx.store.create(collections.uploads, uploadBucketOf(new Date(now)), note);
-      return 0;
-    }
-  }
-  try {
-    await ctx.store.delete(collections.attachments, note.form_id, note.id, { ifMatch: etag });
-  } catch (error) {
-    // Claimed since we read it: it has a submission now.
-    if (error instanceof StoreConflictError) return 0;
-    throw error;
-  }
-  await ctx.blobs?.delete(note.form_id, note.id);
-  await giveBackFileStorage(ctx, note.form_id, record.file_size);
-  // A claimed file left the unclaimed count when it was claimed.
-  if (!record.submission_id) await releaseUnclaimedBytes(ctx, note.form_id, record.file_size);
-  return 1;
+    recorded = stored !== null;
+    if (!stored) return null;
+    const { record } = stored;
+    if (record.submission_id && !(await unheld(ctx, note, record, now))) return null;
+    // Unclaimed past its grace period, or an upload that never finished (its hold).
+    const form = await ctx.store.get<FormRecord>(collections.forms, note.form_id, note.form_id);
+    const owner = form?.record.owner_user_id ?? null;
+    return removalOps(ctx, note.form_id, owner, [stored], !record.submission_id);
+  });
+  // No record: the file may have been written without one (a crash after its removal).
+  if (removed || !recorded) await ctx.blobs?.delete(note.form_id, note.id);
+  return removed ? 1 : 0;
+}
+
+/**
+ * Whether a claimed attachment's submission does not exist, so that the attachment is
+ * removed. Such a claim can be left only by a Cosmos DB batch applied op by op that a crash
+ * cut short; a claim this recent may still be waiting for its submission's write, so it
+ * is noted again for a later sweep.
+ */
+async function unheld(ctx: Context, note: UploadNote, record: AttachmentRecord, now: number) {
+  const submission = await ctx.store.get<SubmissionRecord>(
+    collections.submissions,
+    note.form_id,
+    record.submission_id as string,
+  );
+  if (submission) return false;
+  if (now - Date.parse(record.modified_date_utc) >= claimSettling) return true;
+  await ctx.store.create(collections.uploads, uploadBucketOf(new Date(now)), note);
+  return false;
 }
 
 async function saveCursor(ctx: Context, next_bucket: string) {

@@ -32,8 +32,13 @@ export async function getSubmission(ctx: Context, access: FormAccess, submission
 
 /** S4: a temporary link to one attachment of the form. */
 export async function getAttachmentLink(ctx: Context, formId: string, attachmentId: string) {
-  const stored = await ctx.store.get(collections.attachments, formId, attachmentId);
-  if (!stored) throw new NotFoundError("Attachment not found");
+  const stored = await ctx.store.get<AttachmentRecord>(
+    collections.attachments,
+    formId,
+    attachmentId,
+  );
+  // An upload still streaming is no attachment yet (upload-holds.ts).
+  if (!stored || stored.record.uploading) throw new NotFoundError("Attachment not found");
   return {
     id: await attachmentLink(ctx, formId, attachmentId),
     message: "Temporary link to file",

@@ -41,6 +41,13 @@ export interface AttachmentRecord extends Timestamps {
   content_type: string;
   /** The submission that holds it; `null` while it waits for one. */
   submission_id: string | null;
+  /**
+   * `true` while S3 still streams the file: the record is then the upload's reservation,
+   * and `file_size` the bytes it holds of the storage quota and the unclaimed-upload cap
+   * (upload-holds.ts). No reader shows or claims it; the sweep removes it when the upload
+   * never finished.
+   */
+  uploading?: true;
 }
 
 /**
@@ -60,7 +67,13 @@ export function submissionView(record: SubmissionRecord) {
 
 /** An attachment as the interface shows it, without our bookkeeping fields. */
 export function attachmentView(record: AttachmentRecord) {
-  const { unique_system_name: _n, content_type: _t, submission_id: _s, ...view } = record;
+  const {
+    unique_system_name: _n,
+    content_type: _t,
+    submission_id: _s,
+    uploading: _u,
+    ...view
+  } = record;
   return view;
 }
 

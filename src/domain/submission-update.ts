@@ -7,12 +7,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Context, collections } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
-import {
-  claimAttachments,
-  deleteAttachments,
-  fileIdsOf,
-  releaseAttachments,
-} from "./attachment-claims.ts";
+import { claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
+import { readAttachments, removalOps } from "./attachment-removal.ts";
 import { counterOp } from "./counters.ts";
 import { formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
@@ -21,9 +17,16 @@ import { formCounter, formSnapshot, readFormCounter, versionOf } from "./form-sn
 import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "./inventory.ts";
 import { searchWordsOf } from "./search-words.ts";
 import { type PlannedActions, planPostSubmissionActions } from "./submission-actions.ts";
-import type { SubmissionRecord } from "./submission-record.ts";
+import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
-import { readSubmission, type SubmissionInput, slotAttempts, written } from "./submissions.ts";
+import {
+  bytesOf,
+  readSubmission,
+  type SubmissionInput,
+  slotAttempts,
+  written,
+} from "./submissions.ts";
+import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
 import { submissionCreatedOps } from "./webhook-outbox.ts";
 
 /**
@@ -33,8 +36,9 @@ import { submissionCreatedOps } from "./webhook-outbox.ts";
  * etag (what it held given back, what it now chooses taken) and, for a draft that becomes a
  * submission, its webhook deliveries and the form's actions (submission-actions.ts). A batch that loses a race (an S2, S6 or S7 moved the
  * counter, or another S6 this submission) reads both again and applies the edit to what it
- * reads, as S2 does. New files are claimed before the batch and released if it fails for
- * good; files dropped from a file field are deleted after it.
+ * reads, as S2 does. The same batch claims new files (their bytes taken off the form's
+ * unclaimed count) and deletes the attachment records of files dropped from a file field
+ * (their bytes given back to the owner's storage quota); their blobs are deleted after it.
  */
 export async function updateSubmission(
   ctx: Context,
@@ -43,31 +47,46 @@ export async function updateSubmission(
   input: SubmissionInput,
 ) {
   let stored = await readSubmission(ctx, form.id, submissionId);
-  const claimed: string[] = [];
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const next = await editedRecord(ctx, form, stored.record, input);
-      const { form_definition } = form;
-      claimed.push(
-        ...(await claimAttachments(ctx, form.id, submissionId, form_definition, next.form_fields)),
-      );
-      const { ops, webhooks, actions } = await updateOps(ctx, form, stored, next);
-      if (await written(ctx, ops)) {
-        await afterUpdate(ctx, form, stored.record, next, webhooks, actions);
-        return {
-          message: "Form submission has been updated successfully",
-          form_submission_item_updated: true,
-        };
-      }
-      if (attempt === slotAttempts) throw new StoreConflictError("etag", "submission contended");
-      // A little jitter keeps a crowd of writers from colliding in lock step.
-      await sleep(Math.random() * Math.min(attempt, 20));
-      stored = await readSubmission(ctx, form.id, submissionId);
+  for (let attempt = 1; ; attempt++) {
+    const next = await editedRecord(ctx, form, stored.record, input);
+    const files = await filesOf(ctx, form, stored.record, next);
+    const { ops, webhooks, actions } = await updateOps(ctx, form, stored, next, files);
+    if (await written(ctx, ops)) {
+      await afterUpdate(ctx, form, files.removed, webhooks, actions);
+      return {
+        message: "Form submission has been updated successfully",
+        form_submission_item_updated: true,
+      };
     }
-  } catch (error) {
-    await releaseAttachments(ctx, form.id, claimed);
-    throw error;
+    if (attempt === slotAttempts) throw new StoreConflictError("etag", "submission contended");
+    // A little jitter keeps a crowd of writers from colliding in lock step.
+    await sleep(Math.random() * Math.min(attempt, 20));
+    stored = await readSubmission(ctx, form.id, submissionId);
   }
+}
+
+/** The files an S6 claims and the attachment records of the files it drops, as read. */
+interface EditedFiles {
+  claims: Stored<AttachmentRecord>[];
+  removed: Stored<AttachmentRecord>[];
+}
+
+/**
+ * Reads the files `next` newly names (a 400 when another submission holds one) and the
+ * attachments of the files `record` named that `next` no longer does.
+ */
+async function filesOf(
+  ctx: Context,
+  form: FormRecord,
+  record: SubmissionRecord,
+  next: SubmissionRecord,
+): Promise<EditedFiles> {
+  const { form_definition } = form;
+  const claims = await readClaimable(ctx, form.id, record.id, form_definition, next.form_fields);
+  const kept = new Set(fileIdsOf(form_definition, next.form_fields));
+  const dropped = fileIdsOf(form_definition, record.form_fields).filter((id) => !kept.has(id));
+  const removed = await readAttachments(ctx, form.id, record.id, dropped);
+  return { claims, removed };
 }
 
 /** The record `input` makes of `record`: values checked, inventory it would take. */
@@ -107,6 +126,7 @@ async function updateOps(
   form: FormRecord,
   stored: Stored<SubmissionRecord>,
   next: SubmissionRecord,
+  { claims, removed }: EditedFiles,
 ) {
   const ops: BatchOp[] = [
     {
@@ -116,14 +136,22 @@ async function updateOps(
       record: next,
       ifMatch: stored.etag,
     },
+    ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
+    ...claimOps(ctx, stored.record.id, claims),
   ];
   const held = inventoryHeld(compileRules(form), stored.record);
   const wanted = next.inventory_taken ?? [];
   const becomes = stored.record.is_draft_submission && !next.is_draft_submission;
+  const claimed = bytesOf(claims);
   const none = { ops, webhooks: [], actions: undefined };
-  if (held.length === 0 && wanted.length === 0 && !becomes) return none;
+  if (held.length === 0 && wanted.length === 0 && !becomes && claimed === 0) return none;
   const counter = await readFormCounter(ctx, form.id);
-  const counts = countsAfterRetake(counter?.record.counts ?? {}, compileRules(form), held, wanted);
+  let counts = countsAfterRetake(counter?.record.counts ?? {}, compileRules(form), held, wanted);
+  if (claimed > 0 && counter) {
+    // The claimed files' bytes leave the form's unclaimed count in the same write.
+    counts ??= { ...counter.record.counts };
+    counts[unclaimedBytesCount] = Math.max(0, (counts[unclaimedBytesCount] ?? 0) - claimed);
+  }
   // Only giving back from a counter that is gone (the form being deleted) recreates nothing.
   if (counts && (counter || wanted.length > 0)) {
     ops.push(counterOp(formCounter(form.id), counter, counts));
@@ -144,8 +172,7 @@ async function updateOps(
 async function afterUpdate(
   ctx: Context,
   form: FormRecord,
-  record: SubmissionRecord,
-  next: SubmissionRecord,
+  removed: Stored<AttachmentRecord>[],
   webhooks: readonly unknown[],
   actions: PlannedActions | undefined,
 ) {
@@ -153,7 +180,6 @@ async function afterUpdate(
   if (webhooks.length > 0) ctx.nudgeWebhooks();
   // S6 answers no flags: a failed first attempt is only retried from the outbox.
   await actions?.attempt();
-  const kept = new Set(fileIdsOf(form.form_definition, next.form_fields));
-  const dropped = fileIdsOf(form.form_definition, record.form_fields).filter((id) => !kept.has(id));
-  await deleteAttachments(ctx, form, dropped);
+  // A blob without its record counts nowhere: the records went in the batch.
+  for (const { record: file } of removed) await ctx.blobs?.delete(form.id, file.id);
 }

@@ -6,13 +6,8 @@ import { NotFoundError, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
-import {
-  claimRead,
-  deleteAttachments,
-  fileIdsOf,
-  readClaimable,
-  releaseAttachments,
-} from "./attachment-claims.ts";
+import { claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
+import { readAttachments, removalOps } from "./attachment-removal.ts";
 import { counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
@@ -53,9 +48,9 @@ interface QuantityLimitSettings {
  * `max_total_submissions` and the quota hold under concurrent posts, a form changed
  * meanwhile makes the post start over with the new form, and a crash leaves the counts
  * equal to the records (all or nothing; see the Store port for Cosmos DB across
- * partitions). Files are read with the form's checks and claimed before the batch, and
- * released when it fails for good; the batch's counter write also takes their bytes off the
- * form's cap on unclaimed uploads (unclaimed-uploads.ts).
+ * partitions). Files are read with the form's checks and claimed in the same batch, each
+ * on the etag read, so no claim outlives a failed or cut-short S2; the batch's counter write
+ * also takes their bytes off the form's cap on unclaimed uploads (unclaimed-uploads.ts).
  */
 export async function createSubmission(
   ctx: Context,
@@ -67,72 +62,64 @@ export async function createSubmission(
   const draft = input.is_draft_submission ?? false;
   const id = newId();
   let checked: CheckedPost | undefined;
-  let claimed: string[] = [];
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const key = formCounter(formId);
-      const counter = await readFormCounter(ctx, formId);
-      const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
-      if (!snapshot) throw formNotFound();
-      if (checked?.snapshot !== snapshot) {
-        await releaseAttachments(ctx, formId, claimed, false);
-        claimed = [];
-        checked = undefined;
-        checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
-        claimed = await claimRead(ctx, formId, id, checked.claims, false);
-      }
-      // The whole counts, so that counts other code keeps in this record stay as they were;
-      // the post's inventory is taken in the same write (inventory.ts).
-      const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
-      if ((counts.submissions ?? 0) > checked.limit) {
-        throw new ServiceError(
-          "form_closed",
-          "This form has received all the submissions it takes",
-        );
-      }
-      const owner = snapshot.form.owner_user_id;
-      const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
-      const submission = submissionOf(ctx, snapshot, id, checked, caller, device, draft);
-      const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
-      const claimedBytes = bytesOf(checked.claims);
-      if (claimedBytes > 0) {
-        const unclaimed = counts[unclaimedBytesCount] ?? 0;
-        counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
-      }
-      const ops: BatchOp[] = [
-        counterOp(key, counter, counts),
-        ...(monthly ? [monthly] : []),
-        {
-          op: "create",
-          collection: collections.submissions,
-          partition: formId,
-          record: submission,
-        },
-        ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
-        ...actions.ops,
-      ];
-      if (await written(ctx, ops)) {
-        // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
-        if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
-        if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
-        const flags = await actions.attempt();
-        return {
-          id,
-          message: "Submission posted successfully",
-          ...thanksPageOf(snapshot.form),
-          cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
-          email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
-          actionSuccessful: true,
-        };
-      }
-      if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
-      // A little jitter keeps a crowd of posters from colliding in lock step.
-      await sleep(Math.random() * Math.min(attempt, 20));
+  for (let attempt = 1; ; attempt++) {
+    const key = formCounter(formId);
+    const counter = await readFormCounter(ctx, formId);
+    const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
+    if (!snapshot) throw formNotFound();
+    if (checked?.snapshot !== snapshot) {
+      checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
+    } else if (attempt > 1 && checked.claims.length > 0) {
+      // The batch may have failed on a claim: a 400 when another submission took a file.
+      const { form_definition } = snapshot.form;
+      checked.claims = await readClaimable(ctx, formId, id, form_definition, checked.values);
     }
-  } catch (error) {
-    // The bytes of the files were never taken off the unclaimed count: the batch did not land.
-    await releaseAttachments(ctx, formId, claimed, false);
-    throw error;
+    // The whole counts, so that counts other code keeps in this record stay as they were;
+    // the post's inventory is taken in the same write (inventory.ts).
+    const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
+    if ((counts.submissions ?? 0) > checked.limit) {
+      throw new ServiceError("form_closed", "This form has received all the submissions it takes");
+    }
+    const owner = snapshot.form.owner_user_id;
+    const monthly = await quotaOp(ctx, owner, "monthly_form_submissions");
+    const submission = submissionOf(ctx, snapshot, id, checked, caller, device, draft);
+    const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
+    const claimedBytes = bytesOf(checked.claims);
+    if (claimedBytes > 0) {
+      const unclaimed = counts[unclaimedBytesCount] ?? 0;
+      counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
+    }
+    const ops: BatchOp[] = [
+      counterOp(key, counter, counts),
+      ...(monthly ? [monthly] : []),
+      {
+        op: "create",
+        collection: collections.submissions,
+        partition: formId,
+        record: submission,
+      },
+      ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
+      ...actions.ops,
+      // The claims in the batch: no claim is left without its submission.
+      ...claimOps(ctx, id, checked.claims),
+    ];
+    if (await written(ctx, ops)) {
+      // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
+      if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
+      if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
+      const flags = await actions.attempt();
+      return {
+        id,
+        message: "Submission posted successfully",
+        ...thanksPageOf(snapshot.form),
+        cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
+        email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
+        actionSuccessful: true,
+      };
+    }
+    if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
+    // A little jitter keeps a crowd of posters from colliding in lock step.
+    await sleep(Math.random() * Math.min(attempt, 20));
   }
 }
 
@@ -140,7 +127,7 @@ export async function createSubmission(
 export const slotAttempts = 200;
 
 /** The bytes of the files `claims` holds. */
-function bytesOf(claims: Stored<AttachmentRecord>[]): number {
+export function bytesOf(claims: Stored<AttachmentRecord>[]): number {
   return claims.reduce((sum, { record }) => sum + record.file_size, 0);
 }
 
@@ -223,9 +210,10 @@ export async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
 }
 
 /**
- * S7: deletes a submission and frees its slot and inventory on the form in one
- * `Store.batch`, conditional on both as read (a crash leaves both or neither), then deletes
- * its files.
+ * S7: deletes a submission and frees its slot and inventory on the form, and deletes its
+ * attachment records and gives their bytes back to the owner's storage quota, in one
+ * `Store.batch` conditional on everything as read (a crash leaves all or nothing); then
+ * deletes their files.
  */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
@@ -237,6 +225,8 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
     const taken = inventoryHeld(compileRules(form), stored.record);
     for (const name of ["submissions", ...taken])
       counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
+    const files = fileIdsOf(form.form_definition, stored.record.form_fields);
+    const removed = await readAttachments(ctx, form.id, submissionId, files);
     const ops: BatchOp[] = [
       {
         op: "delete",
@@ -246,10 +236,11 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
         ifMatch: stored.etag,
       },
       counterOp(key, counter, counts),
+      // Its files and the storage they give back go with it: the quota stays equal to the records.
+      ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
     ];
     if (await written(ctx, ops)) {
-      const { form_fields } = stored.record;
-      await deleteAttachments(ctx, form, fileIdsOf(form.form_definition, form_fields));
+      for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
       break;
     }
     if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");

@@ -1,7 +1,6 @@
 import type { Context } from "../context.ts";
 import { ServiceError } from "../errors.ts";
-import { byteLimit } from "../http/multipart.ts";
-import { adjustCount, type CounterKey, takeUpTo } from "./counters.ts";
+import { adjustCount, type CounterKey } from "./counters.ts";
 import { formCounter } from "./form-snapshots.ts";
 
 /**
@@ -10,19 +9,10 @@ import { formCounter } from "./form-snapshots.ts";
  * owner's storage quota (and the disk) for the whole grace period, and the files of real
  * submissions no longer fit. The count lives in a counter record changed only by
  * conditional writes (`adjustCount`), so concurrent uploads never pass the cap together.
- * An upload counts from S3 until a submission claims it or the sweep removes it. The count
- * lives in the form's counter record, beside its submission count and version.
+ * An upload counts from S3 (its hold, upload-holds.ts) until a submission claims it or the
+ * sweep removes it. The count lives in the form's counter record, beside its submission
+ * count and version.
  */
-
-/** Bytes of one upload held against the form's cap. */
-export interface UnclaimedReservation {
-  /** Passes the file's bytes on, failing with a 413 past what is reserved when that is less than `limit`. */
-  cap(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array>;
-  /** Keeps exactly `size` bytes (the stored size) and gives the rest back. */
-  keep(size: number): Promise<void>;
-  /** Gives back what is still held. */
-  giveBack(): Promise<void>;
-}
 
 /**
  * The count of the form's counter record (`formCounter`) that holds its unclaimed upload
@@ -42,27 +32,10 @@ function unclaimedCounter(formId: string): CounterKey {
  * an owner with a storage quota (partner customers) at most `limits.unclaimedUploadQuotaShare`
  * of that quota, so that the rest of it stays for files that submissions hold.
  */
-function unclaimedCapOf(ctx: Context, storageQuota: number): number {
+export function unclaimedCapOf(ctx: Context, storageQuota: number): number {
   const fixed = ctx.limits.unclaimedUploadBytes;
   if (!Number.isFinite(storageQuota)) return fixed;
   return Math.min(fixed, Math.floor(storageQuota * ctx.limits.unclaimedUploadQuotaShare));
-}
-
-/**
- * Reserves up to `most` bytes of the form's unclaimed-upload cap for one upload: `most`, or
- * what is left when less is. `storageQuota` is the owner's (`storageQuotaOf`).
- * @throws {ServiceError} 413 `payload_too_large` when nothing is left.
- */
-export async function reserveUnclaimedBytes(
-  ctx: Context,
-  formId: string,
-  storageQuota: number,
-  most: number,
-): Promise<UnclaimedReservation> {
-  const cap = unclaimedCapOf(ctx, storageQuota);
-  const taken = await takeUpTo(ctx, unclaimedCounter(formId), countName, most, cap);
-  if (taken <= 0) throw capReached(cap);
-  return reservationOf(ctx, formId, cap, taken);
 }
 
 /** Takes `bytes` off the form's unclaimed count: a submission claimed them, or they were removed. */
@@ -70,35 +43,8 @@ export async function releaseUnclaimedBytes(ctx: Context, formId: string, bytes:
   if (bytes > 0) await adjustCount(ctx, unclaimedCounter(formId), countName, -bytes);
 }
 
-/** Counts `bytes` again: files a submission claimed and gave back unsaved. */
-export async function countUnclaimedBytes(ctx: Context, formId: string, bytes: number) {
-  if (bytes > 0) await adjustCount(ctx, unclaimedCounter(formId), countName, bytes);
-}
-
-function reservationOf(
-  ctx: Context,
-  formId: string,
-  cap: number,
-  reserved: number,
-): UnclaimedReservation {
-  let held = reserved;
-  const change = async (delta: number) => {
-    if (delta === 0) return;
-    held += delta;
-    await adjustCount(ctx, unclaimedCounter(formId), countName, delta);
-  };
-  return {
-    cap(body, limit) {
-      return reserved >= limit
-        ? body
-        : body.pipeThrough(byteLimit(reserved, () => capReached(cap)));
-    },
-    keep: (size) => change(size - held),
-    giveBack: () => change(-held),
-  };
-}
-
-function capReached(cap: number): ServiceError {
+/** The 413 of a form whose unclaimed uploads hold `cap` bytes. */
+export function capReached(cap: number): ServiceError {
   return new ServiceError(
     "payload_too_large",
     `This form holds as many uploaded files waiting for a submission as it may (${cap} bytes); submit the files already uploaded, or try again later`,

@@ -242,6 +242,14 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
               { op: "create", collection: "things", partition: "p", record: item("a", 0) },
             ],
           ],
+          // A record deleted meanwhile (S3's hold that the sweep removed) fails the batch.
+          [
+            "etag",
+            [
+              { op: "create", collection: "things", partition: other, record: item("c", 3) },
+              { op: "delete", collection: "things", partition: "p", id: "x", ifMatch: a.etag },
+            ],
+          ],
         ];
         for (const [reason, ops] of attempts) {
           await assert.rejects(

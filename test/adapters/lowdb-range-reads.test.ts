@@ -165,6 +165,28 @@ describe("lowdb store range reads", () => {
     });
     await store.close();
   });
+
+  it("hands out records a caller may change: read from a file or from a loaded segment", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
+    temporary.push(directory);
+    let store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 2 });
+    await Promise.all(rows().map((row) => store.create("s", "f", row)));
+    await store.close();
+    store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 2 });
+    const query: Query = { orderBy: { field: "created_date_utc" }, limit: 30 };
+    const before = await store.query<Row>("s", "f", query);
+    for (let round = 0; round < 2; round++) {
+      const page = await store.query<Row>("s", "f", query);
+      for (const row of page.items) {
+        row.n = -99;
+        row.words.push("changed");
+      }
+      assert.deepEqual(await store.query<Row>("s", "f", query), before);
+      // Loaded now: the first segments, through point reads.
+      for (const row of before.items.slice(0, 12)) await store.get("s", "f", row.id);
+    }
+    await store.close();
+  });
 });
 
 /** The segment files of a partition folder. */

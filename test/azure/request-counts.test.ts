@@ -21,7 +21,7 @@ const expected: Record<string, number> = {
   "D7 list datalist entries": 4,
   "D6 delete a datalist entry": 4,
   "S2 post a text-only submission, first after a form change": 7,
-  "S3 upload an attachment (anonymous)": 7,
+  "S3 upload an attachment (anonymous)": 9,
   "S2 post a submission with a file and a datalist value": 7,
   "S2 post a text-only submission": 4,
   "S1 read a submission with one attachment": 5,
@@ -29,7 +29,7 @@ const expected: Record<string, number> = {
   "S5 list submissions, first page of 3": 4,
   "S5 list submissions, next page (2 with files)": 6,
   "S6 update a submission": 8,
-  "S7 delete a submission with its file": 9,
+  "S7 delete a submission with its file": 11,
   "F3 delete a form with 5 submissions and 1 file": 21,
 };
 

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
+import { adminHeaders, adminSecret, call, type Owned, partnerForm } from "./crash-fixture.ts";
 import { start, stop } from "./server-process.ts";
 
-const adminSecret = "test-admin-secret";
 const formBody = {
   form_configuration: { settings: { form_name: "Counts", form_type: "classicsingle" } },
   form_definition: {
@@ -20,72 +20,17 @@ const formBody = {
   },
 };
 
-/** A form and the headers of its owner. */
-interface Owned {
-  auth: Record<string, string>;
-  formId: string;
-  /** The query every restricted call of the owner takes (`partnerAccountId`). */
-  query: string;
-}
-
-async function call(
-  server: StandaloneServer,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: unknown,
-) {
-  const response = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { ...headers, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
-
 /** A local account's form, and a partner customer's form with its customer's user id. */
 async function setUp(server: StandaloneServer) {
-  const admin = { AdminSecret: adminSecret };
-  const account = await call(server, "POST", "/api/admin/accounts", admin, {
+  const account = await call(server, "POST", "/api/admin/accounts", adminHeaders, {
     email: "owner@example.com",
   });
   const auth = { TokenId: account.body.token_id, TokenSecret: account.body.token_secret };
   const form = await call(server, "POST", "/api/restricted/form", auth, formBody);
   assert.equal(form.status, 200, JSON.stringify(form.body));
   const local: Owned = { auth, formId: form.body.id, query: "" };
-
-  const partner = await call(server, "POST", "/api/admin/partners", admin, { name: "Acme" });
-  assert.equal(partner.status, 200, JSON.stringify(partner.body));
-  const partnerAuth = {
-    PartnerId: partner.body.partner_id,
-    PartnerSecret: partner.body.partner_secret,
-  };
-  const email = "carla@example.com";
-  const customer = await call(server, "POST", "/api/restricted/partner/user", partnerAuth, {
-    email,
-    first_name: "Carla",
-    last_name: "Customer",
-    subscription_status: "paying_customer",
-    monthly_form_submissions_quota: 1_000_000,
-    total_forms_quota: 10,
-    total_datalists_quota: 10,
-    total_file_storage_quota: 1_000_000,
-    total_datalist_entries_per_datalist_quota: 100,
-    total_admin_collaborators_quota: 10,
-  });
-  assert.equal(customer.status, 200, JSON.stringify(customer.body));
-  const login = await call(server, "POST", "/api/restricted/partner/userauth", {
-    ...partnerAuth,
-    PartnerCustomerEmail: email,
-  });
-  assert.equal(login.status, 200, JSON.stringify(login.body));
-  const bearer = { Authorization: `Bearer ${login.body.message}` };
-  const query = `?partnerAccountId=${partner.body.partner_id}`;
-  const customerForm = await call(server, "POST", `/api/restricted/form${query}`, bearer, formBody);
-  assert.equal(customerForm.status, 200, JSON.stringify(customerForm.body));
-  const partnered: Owned = { auth: bearer, formId: customerForm.body.id, query };
-  return { local, partnered, customerId: customer.body.id as string };
+  const { owned: partnered, customerId } = await partnerForm(server, formBody, 1_000_000);
+  return { local, partnered, customerId };
 }
 
 /** S2; the new id when acknowledged, `undefined` when refused or the process died first. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -142,6 +142,32 @@ describe("standalone server and its DATA_DIR", () => {
       assert.ok(acknowledged.length > 0);
     } finally {
       await stop(server.child);
+    }
+  });
+
+  it("recovers from a torn journal tail: the intact entries are served, the torn one dropped", async () => {
+    const env = { DATA_DIR: await dataDir(), ADMIN_SECRET: adminSecret };
+    let server = await start(env);
+    const owner = await setUp(server);
+    const acknowledged: string[] = [];
+    for (let n = 0; n < 5; n++) acknowledged.push((await submit(server, owner.formId, n)) ?? "");
+    // kill -9 leaves the journal as it is (no compaction); a write cut short leaves half a line.
+    server.child.kill("SIGKILL");
+    await new Promise((resolve) => server.child.once("exit", resolve));
+    const records = join(env.DATA_DIR, "records");
+    const journals = (await readdir(records)).filter((name) => /^journal-\d+\.log$/.test(name));
+    const last = join(records, journals.sort().at(-1) ?? "");
+    const size = (await stat(last)).size;
+    assert.ok(size > 0, "the journal holds the submissions");
+    await appendFile(last, '{"c":1234,"e":{"o":"create","c":"submissions","p":"x","r":{"id":"to');
+    server = await start(env);
+    try {
+      assert.deepEqual((await listAll(server, owner)).sort(), [...acknowledged].sort());
+      const more = await submit(server, owner.formId, 5);
+      assert.ok(more, "the server writes after the torn tail");
+      assert.equal((await listAll(server, owner)).length, 6);
+    } finally {
+      assert.equal(await stop(server.child), 0);
     }
   });
 });

@@ -10,7 +10,7 @@ import { updateDelivery } from "./webhook-deliveries.ts";
 import {
   actionLogId,
   type OutboxEntry,
-  outboxPartition,
+  outboxPartitionOf,
   pendingDelivery,
 } from "./webhook-outbox.ts";
 import { attemptRecord } from "./webhook-worker.ts";
@@ -74,6 +74,7 @@ async function runAction(
 ): Promise<boolean> {
   const logId = actionLogId(kind, submission.form_id);
   const delivery = pendingDelivery(ctx, submission, logId, payload, kind);
+  const partition = outboxPartitionOf(delivery.id);
   const holdEnd = ctx.now().getTime() + ctx.actions.attemptMs + holdMarginMs;
   const entry: OutboxEntry = {
     id: delivery.id,
@@ -86,7 +87,7 @@ async function runAction(
   };
   try {
     await ctx.store.create(collections.webhookDeliveries, logId, delivery);
-    await ctx.store.create(collections.webhookOutbox, outboxPartition, entry);
+    await ctx.store.create(collections.webhookOutbox, partition, entry);
   } catch {
     return false;
   }
@@ -102,10 +103,10 @@ async function runAction(
       // The second attempt waits as long as a webhook's would.
       const dueAt = ctx.now().getTime() + ctx.actions.mailRetry.retryBaseMs;
       const due = { ...entry, lease_owner: null, due_at: new Date(dueAt).toISOString() };
-      await ctx.store.replace(collections.webhookOutbox, outboxPartition, due);
+      await ctx.store.replace(collections.webhookOutbox, partition, due);
       ctx.nudgeWebhooks();
     } else {
-      await ctx.store.delete(collections.webhookOutbox, outboxPartition, delivery.id);
+      await ctx.store.delete(collections.webhookOutbox, partition, delivery.id);
     }
   } catch {
     // The hold ends on its own and the worker makes the next attempt: nothing is lost.

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Caller } from "../auth/caller.ts";
 import { type Context, collections } from "../context.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { StoreConflictError } from "../ports/store.ts";
+import { StoreConflictError, type Stored } from "../ports/store.ts";
 import { accessForm, requireRole } from "./form-access.ts";
 import { type DeliveryRecord, queueDelivery } from "./webhook-outbox.ts";
 import { readWebhook } from "./webhooks.ts";
@@ -10,16 +10,20 @@ import { readWebhook } from "./webhooks.ts";
 /**
  * Changes a delivery record, re-reading and re-applying `change` when another write got
  * there first (the worker appending an attempt while someone asks for a redelivery).
- * @returns the record as written, or `null` when it is gone.
+ * `known`, the record as last read or written, spares the first read; a stale one costs a
+ * failed conditional write and a read.
+ * @returns the record as written with its etag, or `null` when it is gone.
  */
 export async function updateDelivery(
   ctx: Context,
   webhookId: string,
   deliveryId: string,
   change: (delivery: DeliveryRecord) => void,
-): Promise<DeliveryRecord | null> {
+  known?: Stored<DeliveryRecord> | null,
+): Promise<Stored<DeliveryRecord> | null> {
+  let stored = known ?? null;
   for (let attempt = 1; ; attempt++) {
-    const stored = await ctx.store.get<DeliveryRecord>(
+    stored ??= await ctx.store.get<DeliveryRecord>(
       collections.webhookDeliveries,
       webhookId,
       deliveryId,
@@ -29,12 +33,12 @@ export async function updateDelivery(
     change(next);
     next.modified_date_utc = ctx.now().toISOString();
     try {
-      await ctx.store.replace(collections.webhookDeliveries, webhookId, next, {
+      return await ctx.store.replace(collections.webhookDeliveries, webhookId, next, {
         ifMatch: stored.etag,
       });
-      return next;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === 20) throw error;
+      stored = null;
       await sleep(Math.random() * 5);
     }
   }
@@ -90,10 +94,11 @@ export async function redeliver(
   requireRole(access, "has_account_management");
   await readWebhook(ctx, formId, webhookId);
   let wasPending = false;
-  const delivery = await updateDelivery(ctx, webhookId, deliveryId, (record) => {
+  const updated = await updateDelivery(ctx, webhookId, deliveryId, (record) => {
     wasPending = record.status === "pending";
     record.status = "pending";
   });
+  const delivery = updated?.record;
   if (!delivery) throw new NotFoundError("Delivery not found");
   if (wasPending) throw new ConflictError("This delivery is still being attempted");
   await queueDelivery(ctx, delivery);

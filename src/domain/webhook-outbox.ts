@@ -3,6 +3,10 @@ import { newId } from "../ids.ts";
 import type { BatchOp } from "../ports/store.ts";
 import type { AttemptOutcome } from "../ports/webhook-sender.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
+
+export { outboxPartitionOf } from "./outbox-partitions.ts";
+
+import { outboxPartitionOf } from "./outbox-partitions.ts";
 import type { SubmissionRecord } from "./submission-record.ts";
 import type { WebhookRecord } from "./webhooks.ts";
 
@@ -41,7 +45,10 @@ export interface AttemptRecord {
   message?: string;
 }
 
-/** A delivery waiting for its next attempt. Partition: {@link outboxPartition}. */
+/**
+ * A delivery waiting for its next attempt. Partition: {@link outboxPartitionOf} its id (or
+ * the legacy `due`, for entries queued before the outbox was spread).
+ */
 export interface OutboxEntry {
   /** The delivery id. */
   id: string;
@@ -61,9 +68,6 @@ export interface OutboxEntry {
 export function actionLogId(kind: Exclude<DeliveryKind, "webhook">, formId: string): string {
   return `${kind}:${formId}`;
 }
-
-/** The one outbox partition. */
-export const outboxPartition = "due";
 
 /**
  * Queues one delivery per webhook of the submission's form (`known`, when the caller has
@@ -110,7 +114,7 @@ export function submissionCreatedOps(
       {
         op: "create",
         collection: collections.webhookOutbox,
-        partition: outboxPartition,
+        partition: outboxPartitionOf(delivery.id),
         record: outboxEntryOf(ctx, delivery),
       },
     );
@@ -145,7 +149,8 @@ export function pendingDelivery(
 
 /** Puts a delivery in the outbox, due now, with its attempt count reset. */
 export async function queueDelivery(ctx: Context, delivery: DeliveryRecord) {
-  await ctx.store.create(collections.webhookOutbox, outboxPartition, outboxEntryOf(ctx, delivery));
+  const partition = outboxPartitionOf(delivery.id);
+  await ctx.store.create(collections.webhookOutbox, partition, outboxEntryOf(ctx, delivery));
 }
 
 /** The outbox entry of a delivery, due now, with its attempt count reset. */

@@ -335,6 +335,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
         partition: form.id,
         id: submissionId,
         ifMatch: stored.etag,
+        previous: stored.record,
       },
       counterOp(key, counter, counts),
     ];

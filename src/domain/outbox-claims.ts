@@ -2,7 +2,8 @@ import type { Context } from "../context.ts";
 import { collections } from "../context.ts";
 import { StoreConflictError, type Stored } from "../ports/store.ts";
 import { outboxPartitions } from "./outbox-partitions.ts";
-import type { OutboxEntry } from "./webhook-outbox.ts";
+import { updateDelivery } from "./webhook-deliveries.ts";
+import type { DeliveryRecord, OutboxEntry } from "./webhook-outbox.ts";
 
 /** An outbox entry an instance holds, where it lives, and its etag as last written. */
 export interface Claim extends Stored<OutboxEntry> {
@@ -96,4 +97,48 @@ export async function dropEntry(ctx: Context, claim: Claim) {
   } catch (error) {
     if (!(error instanceof StoreConflictError)) throw error;
   }
+}
+
+/**
+ * Writes a delivered delivery (`change` applied to `known`, the record as last read) and
+ * takes its entry out of the outbox in one `Store.batch`: one journal line on lowdb. When
+ * either changed meanwhile (a redelivery asked for, the claim lost), falls back to a
+ * re-read write of the record and a removal of the entry only if it is still this claim's.
+ */
+export async function settleDelivered(
+  ctx: Context,
+  claim: Claim,
+  known: Stored<DeliveryRecord> | null,
+  change: (delivery: DeliveryRecord) => void,
+) {
+  const { webhook_id: logId, id } = claim.record;
+  if (known) {
+    const record = { ...known.record, attempts: [...known.record.attempts] };
+    change(record);
+    record.modified_date_utc = ctx.now().toISOString();
+    try {
+      await ctx.store.batch([
+        {
+          op: "replace",
+          collection: collections.webhookDeliveries,
+          partition: logId,
+          record,
+          ifMatch: known.etag,
+          previous: known.record,
+        },
+        {
+          op: "delete",
+          collection: collections.webhookOutbox,
+          partition: claim.partition,
+          id,
+          ifMatch: claim.etag,
+        },
+      ]);
+      return;
+    } catch (error) {
+      if (!(error instanceof StoreConflictError)) throw error;
+    }
+  }
+  await updateDelivery(ctx, logId, id, change);
+  await dropEntry(ctx, claim);
 }

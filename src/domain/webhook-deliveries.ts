@@ -29,7 +29,8 @@ export async function updateDelivery(
       deliveryId,
     );
     if (!stored) return null;
-    const next = structuredClone(stored.record);
+    // `change` appends attempts and sets fields; the attempts already there stay as they are.
+    const next = { ...stored.record, attempts: [...stored.record.attempts] };
     change(next);
     next.modified_date_utc = ctx.now().toISOString();
     try {

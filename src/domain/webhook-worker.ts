@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { type Context, collections } from "../context.ts";
 import { newId } from "../ids.ts";
 import type { AttemptOutcome, DeliveryResult, WebhookSender } from "../ports/webhook-sender.ts";
@@ -8,6 +9,7 @@ import {
   dropEntry,
   dueCandidates,
   rewriteClaim,
+  settleDelivered,
   takeEntry,
 } from "./outbox-claims.ts";
 import { sendFor } from "./outbox-senders.ts";
@@ -52,6 +54,8 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
   const instance = newId();
   const inFlight = new Map<string, Promise<void>>();
   const abort = new AbortController();
+  // Every delivery in flight listens to it, each attempt too: more than the default 10.
+  setMaxListeners(0, abort.signal);
   // The read in progress, if any: a stop waits for it, since it may still take claims.
   let reading: Promise<void> | undefined;
   let again = false;
@@ -121,13 +125,20 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
     const send = delivery && (await sendFor(ctx, options.sender, entry, delivery.record));
     if (!send) return finish(claim, { status: "failed", attempts: made }, false);
     let settled = false;
-    const note = async (attempt: number, outcome: AttemptOutcome, delivered = false) => {
+    const note = async (attempt: number, outcome: AttemptOutcome) => {
       const change = (record: DeliveryRecord) => {
         record.attempts.push(attemptRecord(attempt, outcome, ctx.now()));
-        if (delivered) record.status = "delivered";
       };
-      delivery = await updateDelivery(ctx, entry.webhook_id, entry.id, change, delivery);
-      settled = delivered;
+      if (!isSuccess(outcome)) {
+        delivery = await updateDelivery(ctx, entry.webhook_id, entry.id, change, delivery);
+        return;
+      }
+      // A 2xx ends the delivery: its attempt, its status and the entry's removal at once.
+      await settleDelivered(ctx, claim, delivery, (record) => {
+        change(record);
+        record.status = "delivered";
+      });
+      settled = true;
     };
     if ("refused" in send) {
       await note(counted, { kind: "refused", message: send.refused });
@@ -152,26 +163,24 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
         attempted = attempt;
         return true;
       },
-      // A 2xx ends the delivery: its attempt and its status go in one write.
-      afterAttempt: (attempt, outcome) => note(attempt, outcome, isSuccess(outcome)),
+      afterAttempt: note,
     });
     await finish(claim, result, settled, attempted);
   }
 
   /**
-   * Records how a delivery ended (unless `settled`: already written) and takes it out of the
-   * outbox, or, stopped by a closing service, hands it back with `attempted` attempts made.
+   * Records how a delivery ended and takes it out of the outbox (unless `settled`: done), or,
+   * stopped by a closing service, hands it back with `attempted` attempts made.
    */
   async function finish(claim: Claim, result: DeliveryResult, settled: boolean, attempted = 0) {
+    if (settled) return;
     if (result.status === "stopped") {
       if (abort.signal.aborted) await handBack(claim, attempted);
       return;
     }
-    if (!settled) {
-      await updateDelivery(ctx, claim.record.webhook_id, claim.record.id, (record) => {
-        record.status = result.status === "delivered" ? "delivered" : "failed";
-      });
-    }
+    await updateDelivery(ctx, claim.record.webhook_id, claim.record.id, (record) => {
+      record.status = result.status === "delivered" ? "delivered" : "failed";
+    });
     await dropEntry(ctx, claim);
   }
 

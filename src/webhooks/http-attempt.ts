@@ -59,8 +59,7 @@ export function attemptDelivery(
       message.payload,
     );
   }
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = AbortSignal.any([timeout, options.signal]);
+  const { signal } = options;
   const https = url.protocol === "https:";
   const send = https ? httpsRequest : httpRequest;
   const pool = options.allowPrivate ? agents.private : agents.public;
@@ -80,10 +79,19 @@ export function attemptDelivery(
       resolve({ kind: "refused", message: `the request could not be made: ${reason}` });
       return;
     }
-    // Not the request's own `signal` option: an abort must not outlive the exchange, or the
-    // attempt's timeout would later destroy a connection already back in the pool.
+    // Neither the request's `signal` option nor `AbortSignal.timeout`: the abort and the
+    // timer end with the exchange, or they would later destroy a connection back in the
+    // pool (and a timer per attempt would fire, long after, for nothing).
+    let timedOut = false;
     const abort = () => request.destroy(new Error("aborted"));
-    const done = () => signal.removeEventListener("abort", abort);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort();
+    }, options.timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", abort);
+    };
     if (signal.aborted) abort();
     else signal.addEventListener("abort", abort, { once: true });
     request.on("response", (response) => {
@@ -94,7 +102,7 @@ export function attemptDelivery(
     });
     request.on("error", (error: NodeJS.ErrnoException) => {
       done();
-      if (timeout.aborted) resolve({ kind: "timeout" });
+      if (timedOut) resolve({ kind: "timeout" });
       else if (error.code === "EWEBHOOKPRIVATE")
         resolve({ kind: "refused", message: error.message });
       else resolve({ kind: "network_error", message: error.code ?? error.message });

@@ -141,7 +141,8 @@ describe("the outbox over several partitions", () => {
       lease_owner: null,
       attempts_made: 0,
     });
-    for (let n = 0; n < 20; n++) await store.create("webhook_outbox", "due-3", entry(`a${String(n).padStart(2, "0")}`));
+    for (let n = 0; n < 20; n++)
+      await store.create("webhook_outbox", "due-3", entry(`a${String(n).padStart(2, "0")}`));
     await store.create("webhook_outbox", "due-9", entry("b"));
     await store.create("webhook_outbox", legacyOutboxPartition, entry("old"));
     const ctx = { store, now: () => new Date() } as Context;

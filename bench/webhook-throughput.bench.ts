@@ -10,6 +10,7 @@
  * Run: `node --conditions=formwork-source --import tsx bench/webhook-throughput.bench.ts`.
  */
 import { fork } from "node:child_process";
+import { setMaxListeners } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,6 +117,8 @@ async function directRate(receiver: Receiver) {
   await receiver.ask({ reset: true });
   const payload = JSON.stringify({ type: "form_submission.created", data: { n: 1 } });
   const signal = new AbortController().signal;
+  // Every lane's attempts listen to it, as the worker's deliveries listen to its own.
+  setMaxListeners(0, signal);
   let next = 0;
   const started = performance.now();
   const lane = async () => {

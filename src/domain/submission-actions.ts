@@ -46,6 +46,8 @@ export async function runPostSubmissionActions(
   if (submission.is_draft_submission) return flags;
   const email = confirmationEmailOf(form, submission);
   const destination = destinationOf(form);
+  // No timer for a form without actions: most S2s (and its abort would fire for nothing).
+  if (!email && !destination) return flags;
   const signal = AbortSignal.timeout(ctx.actions.attemptMs);
   const payload = destination && destinationPayload(form, submission);
   const [mailed, posted] = await Promise.all([

@@ -84,9 +84,10 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
         }
         while (candidates.length > 0 && free() > 0 && !abort.signal.aborted) {
           const next = candidates.splice(0, free()).filter(({ id }) => !inFlight.has(id));
-          await Promise.all(next.map(claimAndStart));
-          // Every candidate tried and room left: what came due since is read at once.
-          if (candidates.length === 0 && free() > 0) again = true;
+          const claimed = await Promise.all(next.map(claimAndStart));
+          // Every candidate tried, one taken and room left: what came due since is read at
+          // once (not when none was taken: that read would find the same ones again).
+          if (claimed.includes(true) && candidates.length === 0 && free() > 0) again = true;
         }
       } while (again && !abort.signal.aborted);
     } catch (error) {
@@ -94,11 +95,13 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
     }
   }
 
-  async function claimAndStart(candidate: Candidate) {
+  /** @returns whether the candidate was taken. */
+  async function claimAndStart(candidate: Candidate): Promise<boolean> {
     const claim = await takeEntry(ctx, candidate, instance, leaseEnd());
     // A stop that came while the claim was being taken gets it back at once.
     if (claim && abort.signal.aborted) await handBack(claim, claim.record.attempts_made - 1);
     else if (claim) start(claim);
+    return claim !== null;
   }
 
   function start(claim: Claim) {

@@ -68,6 +68,12 @@ export interface FormServiceOptions {
    */
   webhookLeaseMs?: number;
   /**
+   * Deliveries (webhooks and retried actions) one instance makes at once. Each waits mostly
+   * on its receiver, so a slow receiver holds a slot, not the process.
+   * @default 64
+   */
+  webhookConcurrency?: number;
+  /**
    * Enables the admin routes under `/api/admin`, authenticated by the `AdminSecret` header.
    * @default undefined (the admin routes answer 404)
    */
@@ -218,7 +224,7 @@ export function createFormService(options: FormServiceOptions): FormService {
           sender: webhookSender,
           pollMs,
           leaseMs: options.webhookLeaseMs ?? 300_000,
-          maxConcurrent: 16,
+          maxConcurrent: options.webhookConcurrency ?? 64,
           onError,
         })
       : undefined;

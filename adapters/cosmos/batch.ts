@@ -59,7 +59,8 @@ export async function transactionalBatch(
  * reverse) before rethrowing. Concurrent readers may see part of the batch, and a crash in
  * the middle leaves part of it: the contract says so for Cosmos DB across partitions. A
  * replace or delete reads its record first, to check it and to undo it, except the last
- * op, which nothing comes after to fail: its write checks its condition by itself. An
+ * op, which nothing comes after to fail (its write checks its condition by itself), and an
+ * op that carries the record as its caller read it (`previous` with `ifMatch`). An
  * undo is conditional on the etag its op wrote, so it never takes back a later writer's
  * change (that op then stays applied).
  */
@@ -81,7 +82,10 @@ export async function batchInOrder(
       }
       let ifMatch = op.ifMatch;
       let before: Stored<StoreRecord> | null = null;
-      if (index < ops.length - 1) {
+      if (op.previous && ifMatch !== undefined) {
+        // The caller read it with this etag: the write below checks that it still holds.
+        before = { record: op.previous, etag: ifMatch };
+      } else if (index < ops.length - 1) {
         before = await store.get(collection, partition, batchOpId(op));
         if (!before || (ifMatch !== undefined && ifMatch !== before.etag)) {
           throw new StoreConflictError("etag", before ? undefined : "record is missing");

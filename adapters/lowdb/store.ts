@@ -45,6 +45,11 @@ const KEPT_MANIFESTS = 64;
 export class LowdbStore implements Store {
   readonly #settings: LowdbSettings;
   readonly #partitions = new Map<string, Partition>();
+  /**
+   * Folder names by collection and partition: encoding a name costs more than the rest of a
+   * point read, and every call needs it. Bounded by clearing, as the names are cheap to redo.
+   */
+  readonly #folders = new Map<string, string>();
   readonly #cache: SegmentCache<Partition>;
   // Partitions with no segment loaded, kept for their manifest (pages read segment files
   // without loading them), least recently used first; at most `KEPT_MANIFESTS` of them.
@@ -209,7 +214,13 @@ export class LowdbStore implements Store {
   }
 
   #partitionOf(collection: string, name: string, journal: Journal): Partition {
-    const folder = partitionFolder(this.#settings.directory, collection, name);
+    const key = `${collection}\u0000${name}`;
+    let folder = this.#folders.get(key);
+    if (folder === undefined) {
+      folder = partitionFolder(this.#settings.directory, collection, name);
+      if (this.#folders.size >= 10_000) this.#folders.clear();
+      this.#folders.set(key, folder);
+    }
     let partition = this.#partitions.get(folder);
     if (!partition) {
       const place = { collection, name, folder };

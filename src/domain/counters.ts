@@ -166,6 +166,6 @@ export function counterOp(
   const record: CounterRecord = { id: key.id, counts };
   const place = { collection: key.collection, partition: key.partition };
   return stored
-    ? { op: "replace", ...place, record, ifMatch: stored.etag }
+    ? { op: "replace", ...place, record, ifMatch: stored.etag, previous: stored.record }
     : { op: "create", ...place, record };
 }

@@ -12,7 +12,7 @@ import {
   actionLogId,
   type DeliveryRecord,
   type OutboxEntry,
-  outboxPartition,
+  outboxPartitionOf,
   pendingDelivery,
 } from "./webhook-outbox.ts";
 import { attemptRecord } from "./webhook-worker.ts";
@@ -89,7 +89,7 @@ export function planPostSubmissionActions(
       {
         op: "create",
         collection: collections.webhookOutbox,
-        partition: outboxPartition,
+        partition: outboxPartitionOf(entry.id),
         record: entry,
       },
     ]),
@@ -136,6 +136,8 @@ async function attemptAll(ctx: Context, planned: PlannedAction[]): Promise<Actio
     email_address_post_expected_but_failed: false,
     cloud_database_post_expected_but_failed: false,
   };
+  // No timer for a form without actions: most S2s (and its abort would fire for nothing).
+  if (planned.length === 0) return flags;
   const signal = AbortSignal.timeout(ctx.actions.attemptMs);
   await Promise.all(
     planned.map(async (action) => {
@@ -181,14 +183,15 @@ async function settle(ctx: Context, action: PlannedAction, outcome: AttemptOutco
  */
 async function releaseHold(ctx: Context, entry: OutboxEntry, dueAt: string | null) {
   const { webhookOutbox } = collections;
-  const stored = await ctx.store.get<OutboxEntry>(webhookOutbox, outboxPartition, entry.id);
+  const partition = outboxPartitionOf(entry.id);
+  const stored = await ctx.store.get<OutboxEntry>(webhookOutbox, partition, entry.id);
   if (!stored || stored.record.lease_owner !== entry.lease_owner) return;
   const ifMatch = { ifMatch: stored.etag };
   try {
-    if (dueAt === null) await ctx.store.delete(webhookOutbox, outboxPartition, entry.id, ifMatch);
+    if (dueAt === null) await ctx.store.delete(webhookOutbox, partition, entry.id, ifMatch);
     else {
       const due = { ...stored.record, lease_owner: null, due_at: dueAt };
-      await ctx.store.replace(webhookOutbox, outboxPartition, due, ifMatch);
+      await ctx.store.replace(webhookOutbox, partition, due, ifMatch);
     }
   } catch (error) {
     if (!(error instanceof StoreConflictError)) throw error;

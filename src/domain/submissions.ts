@@ -234,6 +234,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
         partition: form.id,
         id: submissionId,
         ifMatch: stored.etag,
+        previous: stored.record,
       },
       counterOp(key, counter, counts),
       // Its files and the storage they give back go with it: the quota stays equal to the records.

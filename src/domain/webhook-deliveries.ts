@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Caller } from "../auth/caller.ts";
 import { type Context, collections } from "../context.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { StoreConflictError } from "../ports/store.ts";
+import { StoreConflictError, type Stored } from "../ports/store.ts";
 import { accessForm, requireRole } from "./form-access.ts";
 import { type DeliveryRecord, queueDeliveryOp } from "./webhook-outbox.ts";
 import { readWebhook } from "./webhooks.ts";
@@ -10,31 +10,36 @@ import { readWebhook } from "./webhooks.ts";
 /**
  * Changes a delivery record, re-reading and re-applying `change` when another write got
  * there first (the worker appending an attempt while someone asks for a redelivery).
- * @returns the record as written, or `null` when it is gone.
+ * `known`, the record as last read or written, spares the first read; a stale one costs a
+ * failed conditional write and a read.
+ * @returns the record as written with its etag, or `null` when it is gone.
  */
 export async function updateDelivery(
   ctx: Context,
   webhookId: string,
   deliveryId: string,
   change: (delivery: DeliveryRecord) => void,
-): Promise<DeliveryRecord | null> {
+  known?: Stored<DeliveryRecord> | null,
+): Promise<Stored<DeliveryRecord> | null> {
+  let stored = known ?? null;
   for (let attempt = 1; ; attempt++) {
-    const stored = await ctx.store.get<DeliveryRecord>(
+    stored ??= await ctx.store.get<DeliveryRecord>(
       collections.webhookDeliveries,
       webhookId,
       deliveryId,
     );
     if (!stored) return null;
-    const next = structuredClone(stored.record);
+    // `change` appends attempts and sets fields; the attempts already there stay as they are.
+    const next = { ...stored.record, attempts: [...stored.record.attempts] };
     change(next);
     next.modified_date_utc = ctx.now().toISOString();
     try {
-      await ctx.store.replace(collections.webhookDeliveries, webhookId, next, {
+      return await ctx.store.replace(collections.webhookDeliveries, webhookId, next, {
         ifMatch: stored.etag,
       });
-      return next;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === 20) throw error;
+      stored = null;
       await sleep(Math.random() * 5);
     }
   }

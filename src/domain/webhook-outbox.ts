@@ -3,8 +3,11 @@ import { newId } from "../ids.ts";
 import type { BatchOp } from "../ports/store.ts";
 import type { AttemptOutcome } from "../ports/webhook-sender.ts";
 import { createdAt, type Timestamps } from "../timestamps.ts";
+import { outboxPartitionOf } from "./outbox-partitions.ts";
 import { publicSubmission, type SubmissionRecord } from "./submission-record.ts";
 import type { WebhookRecord } from "./webhooks.ts";
+
+export { outboxPartitionOf } from "./outbox-partitions.ts";
 
 /**
  * What an outbox entry delivers: a message to a webhook, or one of the form's own actions
@@ -41,7 +44,10 @@ export interface AttemptRecord {
   message?: string;
 }
 
-/** A delivery waiting for its next attempt. Partition: {@link outboxPartition}. */
+/**
+ * A delivery waiting for its next attempt. Partition: {@link outboxPartitionOf} its id (or
+ * the legacy `due`, for entries queued before the outbox was spread).
+ */
 export interface OutboxEntry {
   /** The delivery id. */
   id: string;
@@ -61,9 +67,6 @@ export interface OutboxEntry {
 export function actionLogId(kind: Exclude<DeliveryKind, "webhook">, formId: string): string {
   return `${kind}:${formId}`;
 }
-
-/** The one outbox partition. */
-export const outboxPartition = "due";
 
 /**
  * The batch ops that queue one delivery of a new submission per webhook in `webhooks` (its
@@ -94,7 +97,7 @@ export function submissionCreatedOps(
       {
         op: "create",
         collection: collections.webhookOutbox,
-        partition: outboxPartition,
+        partition: outboxPartitionOf(delivery.id),
         record: outboxEntryOf(ctx, delivery),
       },
     );
@@ -132,7 +135,7 @@ export function queueDeliveryOp(ctx: Context, delivery: DeliveryRecord): BatchOp
   return {
     op: "create",
     collection: collections.webhookOutbox,
-    partition: outboxPartition,
+    partition: outboxPartitionOf(delivery.id),
     record: outboxEntryOf(ctx, delivery),
   };
 }

@@ -1,15 +1,20 @@
+import { setMaxListeners } from "node:events";
 import { type Context, collections } from "../context.ts";
 import { newId } from "../ids.ts";
-import { StoreConflictError, type Stored } from "../ports/store.ts";
 import type { AttemptOutcome, DeliveryResult, WebhookSender } from "../ports/webhook-sender.ts";
+import { isSuccess } from "../webhooks/retries.ts";
+import {
+  type Candidate,
+  type Claim,
+  dropEntry,
+  dueCandidates,
+  rewriteClaim,
+  settleDelivered,
+  takeEntry,
+} from "./outbox-claims.ts";
 import { sendFor } from "./outbox-senders.ts";
 import { updateDelivery } from "./webhook-deliveries.ts";
-import {
-  type AttemptRecord,
-  type DeliveryRecord,
-  type OutboxEntry,
-  outboxPartition,
-} from "./webhook-outbox.ts";
+import type { AttemptRecord, DeliveryRecord } from "./webhook-outbox.ts";
 
 /** Settings of the background delivery worker. */
 export interface WebhookWorkerOptions {
@@ -34,23 +39,30 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-type Claim = Stored<OutboxEntry>;
-
 /**
  * Delivers what the outbox holds. Several instances may share one Store: an instance takes
  * a due entry by a conditional write that makes it its own until the lease ends (the entry
- * is then not due again before that), renews the lease before each attempt, and stops as
- * soon as a renewal fails, so no attempt is made twice. A crashed instance's entries come
+ * is then not due again before that), renews the lease before each later attempt, and stops
+ * as soon as a renewal fails, so no attempt is made twice. A crashed instance's entries come
  * due again when their leases end, and another instance carries on from the attempt count.
+ *
+ * The outbox is spread over several partitions (outbox-partitions.ts); a read takes the due
+ * entries of all of them, fairly, and what it could not start yet waits in `candidates`, so
+ * that a finished delivery starts the next one without reading the outbox again.
  */
 export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions): WebhookWorker {
   const instance = newId();
   const inFlight = new Map<string, Promise<void>>();
   const abort = new AbortController();
+  // Every delivery in flight listens to it, each attempt too: more than the default 10.
+  setMaxListeners(0, abort.signal);
   // The read in progress, if any: a stop waits for it, since it may still take claims.
   let reading: Promise<void> | undefined;
   let again = false;
+  let candidates: Candidate[] = [];
+  let rotation = 0;
   const leaseEnd = () => new Date(ctx.now().getTime() + options.leaseMs).toISOString();
+  const free = () => options.maxConcurrent - inFlight.size;
 
   function readOutbox(): Promise<void> {
     if (reading) {
@@ -67,48 +79,29 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
     try {
       do {
         again = false;
-        const free = options.maxConcurrent - inFlight.size;
-        if (free <= 0 || abort.signal.aborted) break;
-        const { items } = await ctx.store.query<OutboxEntry>(
-          collections.webhookOutbox,
-          outboxPartition,
-          {
-            where: [{ field: "due_at", op: "lte", value: ctx.now().toISOString() }],
-            orderBy: { field: "due_at" },
-            limit: free,
-          },
-        );
-        for (const entry of items) {
-          if (abort.signal.aborted) return;
-          if (inFlight.has(entry.id)) continue;
-          const claim = await take(entry.id);
-          // A stop that came while the claim was being taken gets it back at once.
-          if (claim && abort.signal.aborted) await handBack(claim);
-          else if (claim) start(claim);
+        if (candidates.length === 0 && free() > 0 && !abort.signal.aborted) {
+          candidates = await dueCandidates(ctx, options.maxConcurrent, rotation++);
         }
-      } while (again);
+        while (candidates.length > 0 && free() > 0 && !abort.signal.aborted) {
+          const next = candidates.splice(0, free()).filter(({ id }) => !inFlight.has(id));
+          const claimed = await Promise.all(next.map(claimAndStart));
+          // Every candidate tried, one taken and room left: what came due since is read at
+          // once (not when none was taken: that read would find the same ones again).
+          if (claimed.includes(true) && candidates.length === 0 && free() > 0) again = true;
+        }
+      } while (again && !abort.signal.aborted);
     } catch (error) {
       options.onError(error);
     }
   }
 
-  /** Takes a due entry for this instance. @returns the claim, or `null` when another won. */
-  async function take(id: string): Promise<Claim | null> {
-    const stored = await ctx.store.get<OutboxEntry>(collections.webhookOutbox, outboxPartition, id);
-    if (!stored || stored.record.due_at > ctx.now().toISOString()) return null;
-    const record = { ...stored.record, lease_owner: instance, due_at: leaseEnd() };
-    return conditionalWrite({ record, etag: stored.etag });
-  }
-
-  async function conditionalWrite({ record, etag }: Claim): Promise<Claim | null> {
-    try {
-      return await ctx.store.replace(collections.webhookOutbox, outboxPartition, record, {
-        ifMatch: etag,
-      });
-    } catch (error) {
-      if (error instanceof StoreConflictError) return null;
-      throw error;
-    }
+  /** @returns whether the candidate was taken. */
+  async function claimAndStart(candidate: Candidate): Promise<boolean> {
+    const claim = await takeEntry(ctx, candidate, instance, leaseEnd());
+    // A stop that came while the claim was being taken gets it back at once.
+    if (claim && abort.signal.aborted) await handBack(claim, claim.record.attempts_made - 1);
+    else if (claim) start(claim);
+    return claim !== null;
   }
 
   function start(claim: Claim) {
@@ -124,63 +117,81 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
   async function deliver(first: Claim) {
     let claim = first;
     const entry = claim.record;
-    const delivery = await ctx.store.get<DeliveryRecord>(
+    // The claim counted the first attempt it makes (outbox-claims.ts).
+    const counted = entry.attempts_made;
+    const made = counted - 1;
+    let delivery = await ctx.store.get<DeliveryRecord>(
       collections.webhookDeliveries,
       entry.webhook_id,
       entry.id,
     );
     const send = delivery && (await sendFor(ctx, options.sender, entry, delivery.record));
-    if (!send) return finish(claim, { status: "failed", attempts: entry.attempts_made });
-    const note = (attempt: number, outcome: AttemptOutcome) =>
-      updateDelivery(ctx, entry.webhook_id, entry.id, (record) => {
+    if (!send) return finish(claim, { status: "failed", attempts: made }, false);
+    let settled = false;
+    const note = async (attempt: number, outcome: AttemptOutcome) => {
+      const change = (record: DeliveryRecord) => {
         record.attempts.push(attemptRecord(attempt, outcome, ctx.now()));
+      };
+      if (!isSuccess(outcome)) {
+        delivery = await updateDelivery(ctx, entry.webhook_id, entry.id, change, delivery);
+        return;
+      }
+      // A 2xx ends the delivery: its attempt, its status and the entry's removal at once.
+      await settleDelivered(ctx, claim, delivery, (record) => {
+        change(record);
+        record.status = "delivered";
       });
+      settled = true;
+    };
     if ("refused" in send) {
-      await note(entry.attempts_made + 1, { kind: "refused", message: send.refused });
-      return finish(claim, { status: "failed", attempts: entry.attempts_made + 1 });
+      await note(counted, { kind: "refused", message: send.refused });
+      return finish(claim, { status: "failed", attempts: counted }, false);
     }
+    let attempted = made;
     const result = await send({
-      attemptsMade: entry.attempts_made,
+      attemptsMade: made,
       signal: abort.signal,
       beforeAttempt: async (attempt) => {
-        const renewed = await conditionalWrite({
+        // The claim itself counted and leased its first attempt.
+        if (attempt === counted) {
+          attempted = attempt;
+          return true;
+        }
+        const renewed = await rewriteClaim(ctx, {
+          ...claim,
           record: { ...claim.record, attempts_made: attempt, due_at: leaseEnd() },
-          etag: claim.etag,
         });
-        if (renewed) claim = renewed;
-        return renewed !== null;
+        if (!renewed) return false;
+        claim = renewed;
+        attempted = attempt;
+        return true;
       },
-      afterAttempt: async (attempt, outcome) => {
-        await note(attempt, outcome);
-      },
+      afterAttempt: note,
     });
-    await finish(claim, result);
+    await finish(claim, result, settled, attempted);
   }
 
-  /** Records how a delivery ended and takes it out of the outbox, or hands it back. */
-  async function finish(claim: Claim, result: DeliveryResult) {
+  /**
+   * Records how a delivery ended and takes it out of the outbox (unless `settled`: done), or,
+   * stopped by a closing service, hands it back with `attempted` attempts made.
+   */
+  async function finish(claim: Claim, result: DeliveryResult, settled: boolean, attempted = 0) {
+    if (settled) return;
     if (result.status === "stopped") {
-      if (abort.signal.aborted) await handBack(claim);
+      if (abort.signal.aborted) await handBack(claim, attempted);
       return;
     }
     await updateDelivery(ctx, claim.record.webhook_id, claim.record.id, (record) => {
       record.status = result.status === "delivered" ? "delivered" : "failed";
     });
-    try {
-      await ctx.store.delete(collections.webhookOutbox, outboxPartition, claim.record.id, {
-        ifMatch: claim.etag,
-      });
-    } catch (error) {
-      if (!(error instanceof StoreConflictError)) throw error;
-    }
+    await dropEntry(ctx, claim);
   }
 
   /** Closing: makes a claimed entry due at once for whoever runs next, if it is still ours. */
-  async function handBack(claim: Claim) {
-    await conditionalWrite({
-      record: { ...claim.record, lease_owner: null, due_at: ctx.now().toISOString() },
-      etag: claim.etag,
-    });
+  async function handBack(claim: Claim, attemptsMade: number) {
+    const now = ctx.now().toISOString();
+    const record = { ...claim.record, lease_owner: null, due_at: now, attempts_made: attemptsMade };
+    await rewriteClaim(ctx, { ...claim, record });
   }
 
   const timer = setInterval(() => void readOutbox(), options.pollMs);

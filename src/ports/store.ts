@@ -114,7 +114,13 @@ export interface WriteOptions {
   ifMatch?: string;
 }
 
-/** One write of a {@link Store.batch}, naming its collection and partition. */
+/**
+ * One write of a {@link Store.batch}, naming its collection and partition. A replace or
+ * delete with `ifMatch` may carry `previous`, the record exactly as the caller read it with
+ * that etag: a store that applies the batch op by op (Cosmos DB across partition keys) then
+ * undoes the write with it instead of reading the record again. The write stays conditional
+ * on `ifMatch`, so `previous` is what it replaces whenever it lands.
+ */
 export type BatchOp =
   | { op: "create"; collection: string; partition: string; record: StoreRecord }
   | {
@@ -123,8 +129,17 @@ export type BatchOp =
       partition: string;
       record: StoreRecord;
       ifMatch?: string;
+      /** The record as read with the etag `ifMatch`: see {@link BatchOp}'s `previous`. */
+      previous?: StoreRecord;
     }
-  | { op: "delete"; collection: string; partition: string; id: string; ifMatch?: string };
+  | {
+      op: "delete";
+      collection: string;
+      partition: string;
+      id: string;
+      ifMatch?: string;
+      previous?: StoreRecord;
+    };
 
 /** The id of the record a batch op writes. */
 export function batchOpId(op: BatchOp): string {

@@ -264,6 +264,39 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       });
     }
 
+    it("puts back what a failed batch wrote, also from the record an op carries", async () => {
+      const store = await fresh();
+      const a = await store.create<Item>("things", "p", { id: "a", n: 1 });
+      await store.replace<Item>("things", "p", { id: "a", n: 5 });
+      for (const write of ["replace", "delete"] as const) {
+        const b = await store.create<Item>("things", "q", { id: `b-${write}`, n: 2 });
+        const carried = { ifMatch: b.etag, previous: b.record };
+        const first: Parameters<Store["batch"]>[0][number] =
+          write === "replace"
+            ? {
+                op: "replace",
+                collection: "things",
+                partition: "q",
+                record: item(b.record.id, 7),
+                ...carried,
+              }
+            : { op: "delete", collection: "things", partition: "q", id: b.record.id, ...carried };
+        const stale = {
+          op: "replace",
+          collection: "things",
+          partition: "p",
+          record: item("a", 9),
+          ifMatch: a.etag,
+        } as const;
+        await assert.rejects(
+          store.batch([first, stale]),
+          (error) => error instanceof StoreConflictError && error.reason === "etag",
+        );
+        assert.deepEqual((await store.get<Item>("things", "q", b.record.id))?.record, b.record);
+        assert.equal((await store.get<Item>("things", "p", "a"))?.record.n, 5);
+      }
+    });
+
     it("lets exactly one of many concurrent conditional batches win", async () => {
       const store = await fresh();
       const counter = await store.create<Item>("counters", "p", { id: "c", n: 0 });

@@ -6,7 +6,7 @@ import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { collections } from "../../src/context.ts";
 import { roleNames } from "../../src/domain/roles.ts";
-import { outboxPartition } from "../../src/domain/webhook-outbox.ts";
+import { outboxPartitionOf } from "../../src/domain/webhook-outbox.ts";
 import { createFormService, type FormService } from "../../src/index.ts";
 import { formInput } from "../helpers.ts";
 import { type CallerKind, callerKinds, type OwnerKind } from "./matrix-callers.ts";
@@ -250,6 +250,6 @@ async function finishDelivery(store: SnapshotStore, logId: string) {
   const delivery = items[0];
   assert.ok(delivery, "S2 queued no delivery");
   await store.replace(collections.webhookDeliveries, logId, { ...delivery, status: "failed" });
-  await store.delete(collections.webhookOutbox, outboxPartition, delivery.id);
+  await store.delete(collections.webhookOutbox, outboxPartitionOf(delivery.id), delivery.id);
   return delivery.id;
 }

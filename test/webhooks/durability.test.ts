@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { outboxPartitionOf } from "../../src/domain/webhook-outbox.ts";
 import type { Store } from "../../src/ports/store.ts";
 import { request } from "../helpers.ts";
 import { eventually, startReceiver } from "./receiver.ts";
@@ -77,17 +78,20 @@ describe("durable webhook deliveries", () => {
     const receiver = await startReceiver([200]);
     const store = createMemoryStore();
     const dead = webhookService({ store: sharedStore(store), pollMs: 0 });
-    const { submit } = await formWithHook(dead, receiver.url);
+    const { submit, webhookId } = await formWithHook(dead, receiver.url);
     await submit("Ada");
     // Claim the entry the way a worker would, with a lease that ends in 300 ms, then vanish.
-    const { items } = await store.query("webhook_outbox", "due");
+    const [delivery] = (await store.query<{ id: string }>("webhook_deliveries", webhookId)).items;
+    assert.ok(delivery);
+    const partition = outboxPartitionOf(delivery.id);
+    const { items } = await store.query("webhook_outbox", partition);
     const [entry] = items as { id: string }[];
     assert.ok(entry);
-    const stored = await store.get("webhook_outbox", "due", entry.id);
+    const stored = await store.get("webhook_outbox", partition, entry.id);
     const leaseEnd = new Date(Date.now() + 300).toISOString();
     await store.replace(
       "webhook_outbox",
-      "due",
+      partition,
       { ...(stored?.record ?? entry), lease_owner: "dead", due_at: leaseEnd },
       { ifMatch: stored?.etag },
     );

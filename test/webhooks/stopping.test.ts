@@ -3,7 +3,8 @@ import { after, describe, it } from "node:test";
 import { setImmediate } from "node:timers/promises";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { collections } from "../../src/context.ts";
-import { type OutboxEntry, outboxPartition } from "../../src/domain/webhook-outbox.ts";
+import { outboxPartitions } from "../../src/domain/outbox-partitions.ts";
+import type { OutboxEntry } from "../../src/domain/webhook-outbox.ts";
 import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
 import { type HoldMatch, heldStore } from "../held-store.ts";
 import { startReceiver } from "./receiver.ts";
@@ -39,8 +40,11 @@ async function stopWhileHeld(match: HoldMatch) {
   await closing;
   // Room for anything a stop failed to wait for to show up (it would call a closed store).
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const outbox = await inner.query<OutboxEntry>(collections.webhookOutbox, outboxPartition, {});
-  return { errors, lateCalls: held.lateCalls, outbox: outbox.items };
+  const outbox: OutboxEntry[] = [];
+  for (const partition of outboxPartitions) {
+    outbox.push(...(await inner.query<OutboxEntry>(collections.webhookOutbox, partition)).items);
+  }
+  return { errors, lateCalls: held.lateCalls, outbox };
 }
 
 describe("stopping the webhook worker", () => {

@@ -1,6 +1,7 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import type { Context, Limits } from "./context.ts";
 import { sweepAttachments } from "./domain/attachment-sweep.ts";
+import { finishFormDeletions } from "./domain/form-deletion.ts";
 import { createFormSnapshots } from "./domain/form-snapshots.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
 import { errorEnvelope, ServiceError } from "./errors.ts";
@@ -114,7 +115,8 @@ export interface FormServiceOptions {
   limits?: Partial<Limits>;
   /**
    * How often the service removes attachments that no submission claimed within
-   * `limits.attachmentGraceMs`; 0 turns the timer off (call `sweepAttachments` yourself).
+   * `limits.attachmentGraceMs`, and finishes deleting forms whose deletion a crash cut
+   * short; 0 turns the timer off (call `sweepAttachments` yourself).
    * @default 600000 (10 minutes)
    */
   sweepIntervalMs?: number;
@@ -154,8 +156,9 @@ export interface FormService {
   /** The programmatic admin API. */
   admin: AdminApi;
   /**
-   * Removes the attachments whose grace period is over and that no submission holds.
-   * @returns how many it removed.
+   * Finishes deleting forms whose deletion a crash cut short (a minute old at least), then
+   * removes the attachments whose grace period is over and that no submission holds.
+   * @returns how many attachments it removed.
    */
   sweepAttachments(): Promise<number>;
   /**
@@ -248,11 +251,15 @@ export function createFormService(options: FormServiceOptions): FormService {
     "service_unavailable",
     "The service is stopping; nothing was changed. Try again shortly",
   );
-  const sweep = () => sweepAttachments(ctx);
+  // Forms whose deletion a crash cut short are finished first: their files go with them.
+  const sweep = async () => {
+    await finishFormDeletions(ctx);
+    return sweepAttachments(ctx);
+  };
   const sweepIntervalMs = options.sweepIntervalMs ?? 600_000;
   let sweeping: Promise<void> | undefined;
   const timer =
-    sweepIntervalMs > 0 && options.blobs
+    sweepIntervalMs > 0
       ? setInterval(() => {
           // One sweep at a time; `close` waits for the one running.
           sweeping ??= sweep()

@@ -3,22 +3,14 @@ import { type Context, collections } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { createdAt } from "../timestamps.ts";
-import { loggedActions } from "./action-deliveries.ts";
 import { accessForm, type FormAccess, requireRole } from "./form-access.ts";
 import { checkDefinition, type FormDefinition } from "./form-definition.ts";
-import {
-  type FormRecord,
-  type FormSettings,
-  type FormUserRecord,
-  formSummary,
-} from "./form-record.ts";
-import { formChanged } from "./form-snapshots.ts";
+import { deleteFormAndRecords } from "./form-deletion.ts";
+import { type FormRecord, type FormSettings, formSummary } from "./form-record.ts";
 import { createOwnerRecord } from "./form-users.ts";
 import { saveForm } from "./form-writes.ts";
-import { emailPrincipal, formIdsOf, ownerPrincipal, removeMembership } from "./memberships.ts";
+import { formIdsOf } from "./memberships.ts";
 import { withQuota } from "./quotas.ts";
-import { giveBackFormQuotas } from "./storage-quota.ts";
-import { actionLogId } from "./webhook-outbox.ts";
 
 /** The version of the form definition format this service writes. */
 export const formSystemVersion = 1;
@@ -87,37 +79,13 @@ async function insertForm(
 
 /**
  * Deletes a form with its users, submissions, attachments and their files. Owner or account
- * manager. The form record goes first, so that from then on the form is gone for everyone,
- * whatever happens to the rest.
+ * manager. The form record goes first, with what it held of the owner's quotas, so that
+ * from then on the form is gone for everyone, whatever happens to the rest (form-deletion.ts).
  */
 export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
-  // First, so that an S2 still holding the form fails its slot and reads it again (gone).
-  await formChanged(ctx, formId);
-  const deleted = await ctx.store.delete(collections.forms, formId, formId);
-  const { items } = await ctx.store.query<FormUserRecord>(collections.formUsers, formId);
-  // Only the request that deleted the form gives back what it held of the owner's quotas.
-  if (deleted) await giveBackFormQuotas(ctx, access.form, items);
-  for (const user of items) {
-    const principal = user.granted_to_user_id
-      ? ownerPrincipal(user.granted_to_user_id)
-      : emailPrincipal(user.granted_to_email_address ?? "");
-    await removeMembership(ctx, principal, formId);
-  }
-  await ctx.store.deletePartition(collections.formUsers, formId);
-  await ctx.store.deletePartition(collections.submissions, formId);
-  await ctx.store.deletePartition(collections.attachments, formId);
-  await ctx.store.deletePartition(collections.formCounters, formId);
-  const { items: webhooks } = await ctx.store.query(collections.webhooks, formId);
-  for (const webhook of webhooks) {
-    await ctx.store.deletePartition(collections.webhookDeliveries, webhook.id);
-  }
-  await ctx.store.deletePartition(collections.webhooks, formId);
-  for (const action of loggedActions) {
-    await ctx.store.deletePartition(collections.webhookDeliveries, actionLogId(action, formId));
-  }
-  await ctx.blobs?.deleteContainer(formId);
+  await deleteFormAndRecords(ctx, formId);
 }
 
 /** F4: the forms the caller owns or holds a role on, with the ids by role. */

@@ -1,8 +1,5 @@
 import * as v from "valibot";
-import { type ErrorCode, errorStatus } from "../errors.ts";
 import type { NamedSchema } from "./operation.ts";
-
-const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
 /** The action result envelope of most write endpoints. */
 export const actionResult: NamedSchema = {
@@ -12,20 +9,6 @@ export const actionResult: NamedSchema = {
     message: v.string(),
     action_successful: v.literal(true),
     error: v.literal(""),
-  }),
-};
-
-/** The failure envelope of design.md §8, with the issues of a failed validation. */
-export const failure: NamedSchema = {
-  name: "Failure",
-  schema: v.object({
-    id: v.literal(""),
-    message: v.string(),
-    action_successful: v.literal(false),
-    error: v.picklist(errorCodes),
-    issues: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
-    /** S2 reports its outcome in camel case as well. */
-    actionSuccessful: v.optional(v.literal(false)),
   }),
 };
 

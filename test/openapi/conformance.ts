@@ -93,6 +93,24 @@ export function conformingFetch(service: FormService) {
   };
 }
 
+/**
+ * The global `fetch` to a service over real HTTP mounted under `basePath`, with every answer
+ * checked against the document like `conformingFetch`'s.
+ */
+export function conformingHttpFetch(basePath: string) {
+  return async (url: string, init: RequestInit = {}) => {
+    const method = init.method ?? "GET";
+    const response = await fetch(url, init);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    checkAnswer(method, url, response, bytes, basePath.replace(/\/+$/, ""));
+    return new Response(method === "HEAD" || nullBody(response.status) ? null : bytes, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
 function nullBody(status: number): boolean {
   return status === 204 || status === 304;
 }

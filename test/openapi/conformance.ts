@@ -98,9 +98,10 @@ export function conformingFetch(service: FormService) {
  * checked against the document like `conformingFetch`'s.
  */
 export function conformingHttpFetch(basePath: string) {
-  return async (url: string, init: RequestInit = {}) => {
-    const method = init.method ?? "GET";
-    const response = await fetch(url, init);
+  return async (input: string | Request, init: RequestInit = {}) => {
+    const method = typeof input === "string" ? (init.method ?? "GET") : input.method;
+    const url = typeof input === "string" ? input : input.url;
+    const response = await fetch(input, init);
     const bytes = new Uint8Array(await response.arrayBuffer());
     checkAnswer(method, url, response, bytes, basePath.replace(/\/+$/, ""));
     return new Response(method === "HEAD" || nullBody(response.status) ? null : bytes, {

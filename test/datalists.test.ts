@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService } from "../src/index.ts";
-import { request, setup } from "./helpers.ts";
+import { conformingFetch, request, setup } from "./helpers.ts";
 
 async function withDatalist() {
   const env = await setup();
@@ -137,7 +137,10 @@ describe("datalists", () => {
         },
         body: JSON.stringify({ entry_value: "v" }),
       });
-      assert.equal((await service.fetch(req, { clientAddress: "::ffff:192.0.2.1" })).status, 200);
+      assert.equal(
+        (await conformingFetch(service)(req, { clientAddress: "::ffff:192.0.2.1" })).status,
+        200,
+      );
       const [entry] = (await request(service, "GET", `${path}/entries`, { as: alice })).body
         .results;
       assert.deepEqual(

@@ -1,5 +1,8 @@
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService, type FormService, type FormServiceOptions } from "../src/index.ts";
+import { conformingFetch, mountedAt } from "./openapi/conformance.ts";
+
+export { conformingFetch, mountedAt };
 
 /** Credentials of a test account. */
 export interface TestUser {
@@ -19,13 +22,17 @@ export interface Send {
 /** A service over the memory store with a helper that sends one request and reads JSON. */
 export async function setup(options: Partial<FormServiceOptions> = {}) {
   const service = createFormService({ store: createMemoryStore(), ...options });
+  if (options.basePath) mountedAt(service, options.basePath);
   const call = (method: string, path: string, send: Send = {}) =>
     request(service, method, path, send);
   const user = (email: string) => service.admin.createAccount({ email }) as Promise<TestUser>;
   return { service, call, user };
 }
 
-/** Sends one request through `service.fetch` and reads the JSON answer. */
+/**
+ * Sends one request through `service.fetch`, checks the answer against the OpenAPI document
+ * (see `openapi/conformance.ts`) and reads it as JSON.
+ */
 export async function request(service: FormService, method: string, path: string, send: Send = {}) {
   const headers = new Headers(send.headers);
   if (send.as) {
@@ -38,7 +45,7 @@ export async function request(service: FormService, method: string, path: string
     body = JSON.stringify(send.body);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  const response = await service.fetch(
+  const response = await conformingFetch(service)(
     new Request(`http://localhost${path}`, { method, headers, body }),
   );
   const text = await response.text();
@@ -64,7 +71,7 @@ export async function uploadBytes(
 ) {
   const body = new FormData();
   body.append(field, new Blob([new Uint8Array(bytes).fill(97)]), "cv.txt");
-  const response = await service.fetch(
+  const response = await conformingFetch(service)(
     new Request(`http://localhost/api/form/${formId}/submissionattachment`, {
       method: "POST",
       body,

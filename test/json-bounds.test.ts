@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import type { Store } from "../src/index.ts";
-import { formInput, setup } from "./helpers.ts";
+import { conformingFetch, formInput, setup } from "./helpers.ts";
 
 /** `{"a":{"a":…1…}}`, `levels` objects deep, built as text: no recursion anywhere. */
 const nestedText = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
@@ -146,7 +146,7 @@ for (const [name, makeStore] of [
         ["POST", section(formId, "generalsettingsdelete")],
       ];
       for (const [method, path, body] of calls) {
-        const answer = await env.service.fetch(
+        const answer = await conformingFetch(env.service)(
           new Request(`http://localhost${path}`, {
             method,
             headers: { TokenId: owner.token_id, TokenSecret: owner.token_secret, ...json },
@@ -156,7 +156,9 @@ for (const [name, makeStore] of [
         assert.equal(answer.status, 200, `${method} ${path}: ${await answer.text()}`);
       }
       // The section past the bounds is left out of what the service uses and answers.
-      const rendered = await env.service.fetch(new Request(`http://localhost/api/form/${formId}`));
+      const rendered = await conformingFetch(env.service)(
+        new Request(`http://localhost/api/form/${formId}`),
+      );
       assert.equal(rendered.status, 404); // deleted by the last call above
       await env.service.close();
       await done();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService, type FormServiceOptions } from "../src/index.ts";
-import { formInput, type TestUser } from "./helpers.ts";
+import { conformingFetch, formInput, type TestUser } from "./helpers.ts";
 import { customerBody, partnerCalls, tokenSecret } from "./partners/setup.ts";
 
 type Limits = FormServiceOptions["rateLimits"];
@@ -21,7 +21,7 @@ async function limited(rateLimits: Limits) {
     path: string,
     { from = "198.51.100.7", headers = {}, body }: SendFrom = {},
   ) => {
-    const response = await service.fetch(
+    const response = await conformingFetch(service)(
       new Request(`http://localhost${path}`, {
         method,
         headers: { "content-type": "application/json", ...headers },
@@ -77,9 +77,12 @@ describe("rate limits (design.md §8, §10)", () => {
       (await env.send("POST", `/api/form/${env.formId}/submission`, { body: submission })).status,
       200,
     );
-    const page = await env.service.fetch(new Request(`http://localhost/f/${env.formId}`), {
-      clientAddress: "198.51.100.7",
-    });
+    const page = await conformingFetch(env.service)(
+      new Request(`http://localhost/f/${env.formId}`),
+      {
+        clientAddress: "198.51.100.7",
+      },
+    );
     assert.equal(page.status, 200);
     const upload = await env.send("POST", `/api/form/${env.formId}/submissionattachment`, {
       headers: { "content-type": "multipart/form-data; boundary=x" },

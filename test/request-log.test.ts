@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService, type LogFields, type Logger, type Store } from "../src/index.ts";
-import { request, setup } from "./helpers.ts";
+import { conformingFetch, request, setup } from "./helpers.ts";
 import { download, submit, upload, withFiles } from "./submissions/setup.ts";
 
 /** One line a logger received. */
@@ -196,7 +196,7 @@ describe("request logs", () => {
           setTimeout(() => controller.error(new Error("aborted")), 5);
         },
       });
-      const response = await env.service.fetch(
+      const response = await conformingFetch(env.service)(
         new Request(`http://localhost${path}`, {
           method: "POST",
           headers: { "content-type": type },

@@ -46,7 +46,14 @@ export const fieldSchema = v.variant("type", [
     max: v.optional(v.number()),
   }),
   v.looseObject({ ...common, type: v.literal("date") }),
-  v.looseObject({ ...common, type: v.picklist(["select", "radio", "checkbox"]), ...choices }),
+  v.pipe(
+    v.looseObject({ ...common, type: v.picklist(["select", "radio", "checkbox"]), ...choices }),
+    // Checked by `checkDefinition`, stated here for the OpenAPI document.
+    v.metadata({
+      oneOf: [{ required: ["options"] }, { required: ["datalist_id"] }],
+      description: "Offers either `options` or the entries of `datalist_id`, one of the two.",
+    }),
+  ),
   v.looseObject({
     ...common,
     type: v.literal("file"),

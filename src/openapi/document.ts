@@ -1,7 +1,9 @@
+import { systemNamePattern } from "../domain/form-definition.ts";
+import { guidPathSchema } from "../schemas/common.ts";
+import { failureResponses } from "./failures.ts";
 import { jsonSchemaOf, parametersOf, type SchemaObject } from "./json-schema.ts";
 import { type NamedSchema, type Operation, openApiPath, pathParameterNames } from "./operation.ts";
 import { operations, securityOf, securitySchemes } from "./operations.ts";
-import { failure } from "./responses.ts";
 
 /** The version of the package, given as the document's `info.version`. */
 export const packageVersion = "0.1.0";
@@ -61,21 +63,15 @@ function operationObject(
       name,
       in: "path",
       required: true,
-      schema: { type: "string" },
+      ...(operation.pathDescriptions?.[name]
+        ? { description: operation.pathDescriptions[name] }
+        : {}),
+      schema: jsonSchemaOf(operation.pathSchemas?.[name] ?? guidPathSchema),
     })),
     ...(operation.query ? parametersOf(operation.query, "query", operation.queryDescriptions) : []),
     ...(operation.headers ? parametersOf(operation.headers, "header") : []),
   ];
   const { response } = operation;
-  const content =
-    response.schema === "html"
-      ? { "text/html": { schema: { type: "string" } } }
-      : response.schema === "export"
-        ? {
-            "text/csv": { schema: { type: "string" } },
-            "application/x-ndjson": { schema: { type: "string" } },
-          }
-        : { "application/json": response.schema ? { schema: ref(response.schema) } : {} };
   return {
     operationId: operation.operationId,
     summary:
@@ -83,17 +79,28 @@ function operationObject(
     ...(operation.description ? { description: operation.description } : {}),
     tags: [operation.tag],
     "x-interface": operation.ref,
+    // Served before the router, by the blob store: the route table does not list it.
+    ...(operation.beforeRouter ? { "x-served-by": "blob store" } : {}),
     security: securityOf[operation.auth],
     ...(parameters.length ? { parameters } : {}),
     ...(operation.body ? { requestBody: requestBody(operation.body, ref) } : {}),
     responses: {
-      "200": { description: response.description, content },
-      default: {
-        description: "A failure: its status and `error` code say what went wrong.",
-        content: { "application/json": { schema: ref(failure) } },
-      },
+      "200": { description: response.description, content: successContent(response.schema, ref) },
+      ...failureResponses(operation, ref),
     },
   };
+}
+
+function successContent(
+  schema: Operation["response"]["schema"],
+  ref: (named: NamedSchema) => SchemaObject,
+): SchemaObject {
+  const text = { schema: { type: "string" } };
+  if (schema === "html") return { "text/html": text };
+  if (schema === "export") return { "text/csv": text, "application/x-ndjson": text };
+  // A file, of the type it was uploaded with (`application/octet-stream` when unfit).
+  if (schema === "download") return { "*/*": { schema: {} } };
+  return { "application/json": { schema: ref(schema) } };
 }
 
 function requestBody(
@@ -102,12 +109,18 @@ function requestBody(
 ): SchemaObject {
   if ("multipart" in body) {
     const file = { type: "string", contentMediaType: "application/octet-stream" };
+    const schema = {
+      type: "object",
+      // One file part, named after a file field of the form: a system name.
+      propertyNames: { pattern: systemNamePattern.source },
+      minProperties: 1,
+      maxProperties: 1,
+      additionalProperties: file,
+    };
     return {
       required: true,
       description: body.multipart,
-      content: {
-        "multipart/form-data": { schema: { type: "object", additionalProperties: file } },
-      },
+      content: { "multipart/form-data": { schema } },
     };
   }
   return { required: body.required, content: { "application/json": { schema: ref(body.json) } } };

@@ -23,6 +23,7 @@ export function jsonSchemaOf(schema: v.GenericSchema): SchemaObject {
     errorMode: "throw",
     ignoreActions: unstatedActions,
     overrideAction: ({ valibotAction, jsonSchema }) => {
+      if (valibotAction.type === "email") return emailPattern(valibotAction, jsonSchema);
       const regex = (valibotAction as v.RegexAction<string, never>).requirement;
       if (valibotAction.type !== "regex" || !regex.flags) return undefined;
       // JSON Schema patterns have no flags: a case-insensitive pattern is left out whole.
@@ -32,6 +33,20 @@ export function jsonSchemaOf(schema: v.GenericSchema): SchemaObject {
   });
   const { $schema: _dialect, ...rest } = converted as SchemaObject;
   return rest;
+}
+
+/**
+ * valibot's own e-mail check, stated as a pattern: `format: email` accepts addresses it
+ * refuses (quoted local parts, IP literals). The addresses are trimmed first, hence the spaces.
+ */
+function emailPattern(action: unknown, jsonSchema: JsonSchema): SchemaObject {
+  const { format: _format, ...rest } = jsonSchema as SchemaObject;
+  const source = (action as v.EmailAction<string, never>).requirement.source;
+  return {
+    ...rest,
+    pattern: `^\\s*(?:${source.replace(/^\^|\$$/g, "")})\\s*$`,
+    description: "An e-mail address; surrounding spaces are trimmed and it is kept in lower case.",
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ export interface NamedSchema {
 
 /** One operation of the service, as the OpenAPI document lists it. */
 export interface Operation {
-  method: "get" | "post" | "delete";
+  method: "get" | "head" | "post" | "delete";
   /** The route's path below the base path, as the router writes it (`:formId`). */
   path: string;
   operationId: string;
@@ -28,8 +28,10 @@ export interface Operation {
   description?: string;
   tag: string;
   auth: Auth;
-  /** Path parameters' descriptions, by name; every `:name` of `path` is a string. */
+  /** Path parameters' descriptions, by name. */
   pathDescriptions?: Record<string, string>;
+  /** Path parameters that are not GUIDs (`guidPathSchema`), by name. */
+  pathSchemas?: Record<string, v.GenericSchema>;
   /** The query parameters: an object schema, one parameter per entry. */
   query?: v.GenericSchema;
   /** Descriptions of query parameters, by name. */
@@ -42,11 +44,36 @@ export interface Operation {
   response: {
     description: string;
     /**
-     * Its JSON schema; `html` for a page; `export` for the CSV or NDJSON download of
-     * submissions; absent when only described.
+     * Its JSON schema; `html` for a page (whose failures are pages too); `export` for the
+     * CSV or NDJSON download of submissions; `download` for a stored file.
      */
-    schema?: NamedSchema | "html" | "export";
+    schema: NamedSchema | "html" | "export" | "download";
   };
+  /**
+   * The failure statuses it may answer, when they differ from what `failureStatuses`
+   * derives from the rest of the operation.
+   */
+  failures?: readonly number[];
+  /** Not a route of the router: served before it (the fs blob store's downloads). */
+  beforeRouter?: true;
+}
+
+/**
+ * The failure statuses of an operation: credentials are read on every route (401), and
+ * counted against a rate limit (429); an unexpected fault answers a bare 500, a stopping
+ * service 503; input brings 400, a path 404, a body 413 and 415, a caller with credentials
+ * 403, and every write 409 (another request changed the record first).
+ */
+export function failureStatuses(operation: Operation): number[] {
+  if (operation.failures) return [...operation.failures];
+  const statuses = new Set([401, 429, 500, 503]);
+  const { path, query, headers, body, auth, method } = operation;
+  if (path.includes(":") || query || headers || body) statuses.add(400);
+  if (path.includes(":") || auth === "admin") statuses.add(404);
+  if (auth === "account" || auth === "public") statuses.add(403);
+  if (method === "post" || method === "delete") statuses.add(409);
+  if (body) statuses.add(413).add(415);
+  return [...statuses].sort();
 }
 
 /** `/a/:b/c` → `/a/{b}/c`. */

@@ -1,5 +1,7 @@
 import * as v from "valibot";
+import * as answers from "../schemas/answers.ts";
 import { createDatalistBody, entryItem, updateDatalistBody } from "../schemas/datalists.ts";
+import { datalistRecord } from "../schemas/records.ts";
 import type { Operation } from "./operation.ts";
 import { confirmation } from "./responses.ts";
 
@@ -8,6 +10,8 @@ const entryItems = {
   name: "DatalistEntryItems",
   schema: v.union([entryItem, v.array(entryItem), v.object({ entry_items: v.array(entryItem) })]),
 };
+
+const datalist = { name: "Datalist", schema: datalistRecord };
 
 /** Datalists and their entries: D1–D7. */
 export const datalistOperations: Operation[] = [
@@ -20,7 +24,7 @@ export const datalistOperations: Operation[] = [
     tag: "Datalists",
     auth: "account",
     body: { json: { name: "DatalistInput", schema: createDatalistBody }, required: true },
-    response: { description: "The datalist record." },
+    response: { description: "The datalist record.", schema: datalist },
   },
   {
     method: "post",
@@ -29,12 +33,12 @@ export const datalistOperations: Operation[] = [
     ref: "D2, D3",
     summary: "Update a datalist, or delete it with its entries",
     description:
-      "With `for_deletion=1` (D3) the datalist and its entries are deleted and the body is ignored.",
+      "With `for_deletion=1` (D3) the datalist and its entries are deleted; the body is then read by nobody, so any JSON will do.",
     tag: "Datalists",
     auth: "account",
     query: v.object({ for_deletion: v.optional(v.picklist(["0", "1"])) }),
-    body: { json: { name: "DatalistChanges", schema: updateDatalistBody }, required: false },
-    response: { description: "The datalist record." },
+    body: { json: { name: "DatalistChanges", schema: updateDatalistBody }, required: true },
+    response: { description: "The datalist record.", schema: datalist },
   },
   {
     method: "get",
@@ -44,7 +48,10 @@ export const datalistOperations: Operation[] = [
     summary: "List the caller's datalists",
     tag: "Datalists",
     auth: "account",
-    response: { description: "`results` and the three arrays of datalist ids by access." },
+    response: {
+      description: "`results` and the three arrays of datalist ids by access.",
+      schema: { name: "DatalistList", schema: answers.datalistList },
+    },
   },
   {
     method: "post",
@@ -55,7 +62,10 @@ export const datalistOperations: Operation[] = [
     tag: "Datalists",
     auth: "account",
     body: { json: entryItems, required: true },
-    response: { description: "A JSON array of the inserted items' ids." },
+    response: {
+      description: "A JSON array of the inserted items' ids.",
+      schema: { name: "DatalistEntryIds", schema: answers.insertedEntryIds },
+    },
   },
   {
     method: "delete",
@@ -82,6 +92,9 @@ export const datalistOperations: Operation[] = [
     summary: "List a datalist's entry items",
     tag: "Datalists",
     auth: "account",
-    response: { description: "`results` in `sort_order`, and `has_edit_access`." },
+    response: {
+      description: "`results` in `sort_order`, and `has_edit_access`.",
+      schema: { name: "DatalistEntryList", schema: answers.datalistEntryList },
+    },
   },
 ];

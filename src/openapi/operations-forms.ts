@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { behaviourSections, settingsSections } from "../domain/form-settings.ts";
 import { roleNames } from "../domain/roles.ts";
+import * as answers from "../schemas/answers.ts";
 import { emailSchema } from "../schemas/common.ts";
 import { formBody } from "../schemas/forms.ts";
 import type { Operation } from "./operation.ts";
@@ -73,7 +74,10 @@ export const formOperations: Operation[] = [
     summary: "List the caller's forms",
     tag: "Forms",
     auth: "account",
-    response: { description: "`results` and the three arrays of form ids by access." },
+    response: {
+      description: "`results` and the three arrays of form ids by access.",
+      schema: { name: "FormList", schema: answers.formList },
+    },
   },
   {
     method: "get",
@@ -83,7 +87,10 @@ export const formOperations: Operation[] = [
     summary: "Read a form's definition, to render it",
     tag: "Forms",
     auth: "public",
-    response: { description: "An object with `form_definition`." },
+    response: {
+      description: "The form's definition and the settings sections a page needs to render it.",
+      schema: { name: "RenderedForm", schema: answers.renderedForm },
+    },
   },
   {
     method: "get",
@@ -93,7 +100,10 @@ export const formOperations: Operation[] = [
     summary: "List a form's users",
     tag: "Form users",
     auth: "account",
-    response: { description: "`results`, `form_document_basic` and `granted_form_roles`." },
+    response: {
+      description: "`results`, `form_document_basic` and `granted_form_roles`.",
+      schema: { name: "FormUserList", schema: answers.formUserList },
+    },
   },
   {
     method: "post",

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { createAccountBody, createPartnerBody } from "../schemas/admin.ts";
-import { emailSchema } from "../schemas/common.ts";
+import * as answers from "../schemas/answers.ts";
+import { emailSchema, userIdPathSchema } from "../schemas/common.ts";
 import { customerChangesBody, newCustomerBody } from "../schemas/partners.ts";
 import type { Operation } from "./operation.ts";
 import { accountList, actionResult, issuedPartner, issuedToken, tokenList } from "./responses.ts";
@@ -20,6 +21,8 @@ export const partnerOperations: Operation[] = [
     tag: "Partner",
     auth: "partner",
     headers: v.object({ PartnerCustomerEmail: emailSchema }),
+    // 404: the partner has no customer with that e-mail.
+    failures: [400, 401, 404, 429, 503],
     response: { description: "`message` holds the customer's JWT.", schema: actionResult },
   },
   {
@@ -30,7 +33,10 @@ export const partnerOperations: Operation[] = [
     summary: "List the partner's customers",
     tag: "Partner",
     auth: "partner",
-    response: { description: "A JSON array of customer records." },
+    response: {
+      description: "A JSON array of customer records.",
+      schema: { name: "CustomerList", schema: answers.customerList },
+    },
   },
   {
     method: "post",
@@ -54,6 +60,8 @@ export const partnerOperations: Operation[] = [
     summary: "Change a customer's status, quotas or names",
     tag: "Partner",
     auth: "partner",
+    pathDescriptions: { customerEmailAddress: "The customer's e-mail address." },
+    pathSchemas: { customerEmailAddress: emailSchema },
     body: { json: { name: "CustomerChanges", schema: customerChangesBody }, required: true },
     response: {
       description: "`id` is the user id; `message` is `User updated`.",
@@ -62,7 +70,16 @@ export const partnerOperations: Operation[] = [
   },
 ];
 
-/** The admin API, the hosted form page and this document (extensions). */
+/** The signed query string of a download link (the shape of an Azure SAS). */
+const signedQuery = v.object({
+  sv: v.string(),
+  se: v.pipe(v.string(), v.description("The link's expiry, `YYYY-MM-DDTHH:MM:SSZ`.")),
+  sr: v.picklist(["b", "c"]),
+  sp: v.literal("r"),
+  sig: v.string(),
+});
+
+/** The admin API, the hosted form page, this document and downloads (extensions). */
 export const serviceOperations: Operation[] = [
   {
     method: "post",
@@ -100,7 +117,7 @@ export const serviceOperations: Operation[] = [
     description: "Oldest first; never a secret. 404 for an unknown account.",
     tag: "Admin",
     auth: "admin",
-    pathDescriptions: { userId: "The user id, percent-encoded (`local%7C…`)." },
+    pathSchemas: { userId: userIdPathSchema },
     response: { description: "Each token's id and creation date.", schema: tokenList },
   },
   {
@@ -109,9 +126,9 @@ export const serviceOperations: Operation[] = [
     operationId: "createToken",
     ref: "extension",
     summary: "Issue another token for an account",
-    description: "`userId` is percent-encoded (`local%7C…`).",
     tag: "Admin",
     auth: "admin",
+    pathSchemas: { userId: userIdPathSchema },
     response: { description: "The new token.", schema: issuedToken },
   },
   {
@@ -159,6 +176,31 @@ export const serviceOperations: Operation[] = [
     summary: "This document",
     tag: "Pages",
     auth: "none",
-    response: { description: "The OpenAPI 3.1 document of the service." },
+    response: {
+      description: "The OpenAPI 3.1 document of the service.",
+      schema: { name: "OpenApiDocument", schema: answers.openApiAnswer },
+    },
   },
+  ...(["get", "head"] as const).map(
+    (method): Operation => ({
+      method,
+      path: "/storage/:container/:blobName",
+      operationId: method === "get" ? "downloadFile" : "downloadFileHead",
+      ref: "extension",
+      summary: "Download a file through a signed link",
+      description:
+        "The links of S1, S4 and S5 when the blob store is served by the service itself (the fs store): this path is its `storageUrl` (`PUBLIC_URL/storage` for the standalone server). With Azure Blob, the links point to Azure instead. Files are answered as attachments, with `X-Content-Type-Options: nosniff`.",
+      tag: "Pages",
+      auth: "none",
+      pathDescriptions: {
+        container: "The form id.",
+        blobName: "The attachment id.",
+      },
+      query: signedQuery,
+      response: { description: "The file.", schema: "download" },
+      // 403: the link is not genuine, or has expired; 404: no such file.
+      failures: [403, 404, 500, 503],
+      beforeRouter: true,
+    }),
+  ),
 ];

@@ -1,4 +1,5 @@
-import { deliveriesQuery } from "../routes/webhooks.ts";
+import { actionParam, deliveriesQuery } from "../routes/webhooks.ts";
+import * as answers from "../schemas/answers.ts";
 import {
   exportQuery,
   listQuery,
@@ -9,6 +10,7 @@ import { webhookBody } from "../schemas/webhooks.ts";
 import type { Operation } from "./operation.ts";
 import { actionResult, confirmation, submissionPosted } from "./responses.ts";
 
+const deliveries = { name: "DeliveryPage", schema: answers.deliveryPage };
 const submissionPath = "/api/restricted/form/:formId/submission/:submissionId";
 const webhookPath = "/api/restricted/form/:formId/submissionwebhook";
 
@@ -24,6 +26,7 @@ export const submissionOperations: Operation[] = [
     auth: "account",
     response: {
       description: "`form_submission`, `attachment_details` and `user_has_edit_submission_access`.",
+      schema: { name: "SubmissionWithAttachments", schema: answers.submissionAnswer },
     },
   },
   {
@@ -87,6 +90,7 @@ export const submissionOperations: Operation[] = [
     response: {
       description:
         "`results`, `attachments`, `granted_form_roles`, `container_sas_uri` and `continuation_token` (extension).",
+      schema: { name: "SubmissionPage", schema: answers.submissionPage },
     },
   },
   {
@@ -151,7 +155,10 @@ export const submissionOperations: Operation[] = [
     summary: "List a form's submission webhooks, with their signing secrets",
     tag: "Webhooks",
     auth: "account",
-    response: { description: "A JSON array of webhook records." },
+    response: {
+      description: "A JSON array of webhook records.",
+      schema: { name: "WebhookList", schema: answers.webhookList },
+    },
   },
   {
     method: "post",
@@ -187,7 +194,7 @@ export const submissionOperations: Operation[] = [
     tag: "Webhooks",
     auth: "account",
     query: deliveriesQuery,
-    response: { description: "`results` and `continuation_token`." },
+    response: { description: "`results` and `continuation_token`.", schema: deliveries },
   },
   {
     method: "get",
@@ -198,10 +205,11 @@ export const submissionOperations: Operation[] = [
     description:
       "Each with its `kind`, `status` and every attempt, the first one made within S2. Role `has_account_management`.",
     pathDescriptions: { action: "`email` or `destination`." },
+    pathSchemas: { action: actionParam },
     tag: "Webhooks",
     auth: "account",
     query: deliveriesQuery,
-    response: { description: "`results` and `continuation_token`." },
+    response: { description: "`results` and `continuation_token`.", schema: deliveries },
   },
   {
     method: "post",
@@ -212,6 +220,7 @@ export const submissionOperations: Operation[] = [
     description:
       "Same body, a fresh round of attempts; the delivery's history keeps the earlier ones. An e-mail keeps its Message-ID. 409 while the delivery is still pending. Role `has_account_management`.",
     pathDescriptions: { action: "`email` or `destination`." },
+    pathSchemas: { action: actionParam },
     tag: "Webhooks",
     auth: "account",
     response: { description: "`message` is `Delivery queued again`.", schema: actionResult },

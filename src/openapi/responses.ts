@@ -1,13 +1,10 @@
 import * as v from "valibot";
-import { type ErrorCode, errorStatus } from "../errors.ts";
 import type { NamedSchema } from "./operation.ts";
-
-const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
 /** The action result envelope of most write endpoints. */
 export const actionResult: NamedSchema = {
   name: "ActionResult",
-  schema: v.object({
+  schema: v.strictObject({
     id: v.string(),
     message: v.string(),
     action_successful: v.literal(true),
@@ -15,21 +12,7 @@ export const actionResult: NamedSchema = {
   }),
 };
 
-/** The failure envelope of design.md §8, with the issues of a failed validation. */
-export const failure: NamedSchema = {
-  name: "Failure",
-  schema: v.object({
-    id: v.literal(""),
-    message: v.string(),
-    action_successful: v.literal(false),
-    error: v.picklist(errorCodes),
-    issues: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
-    /** S2 reports its outcome in camel case as well. */
-    actionSuccessful: v.optional(v.literal(false)),
-  }),
-};
-
-const thanksParam = v.object({
+const thanksParam = v.strictObject({
   param_name: v.string(),
   param_value_form_field_system_name: v.string(),
   param_value_fixed: v.string(),
@@ -38,7 +21,7 @@ const thanksParam = v.object({
 /** S2's answer. */
 export const submissionPosted: NamedSchema = {
   name: "SubmissionPosted",
-  schema: v.object({
+  schema: v.strictObject({
     id: v.string(),
     message: v.literal("Submission posted successfully"),
     thanks_behaviour: v.picklist(["inline_message", "url_redirect"]),
@@ -55,7 +38,7 @@ export const submissionPosted: NamedSchema = {
 /** A new account or token from the admin API. */
 export const issuedToken: NamedSchema = {
   name: "IssuedToken",
-  schema: v.object({
+  schema: v.strictObject({
     user_id: v.string(),
     email: v.optional(v.string()),
     token_id: v.string(),
@@ -67,20 +50,20 @@ export const issuedToken: NamedSchema = {
 export const accountList: NamedSchema = {
   name: "AccountList",
   schema: v.array(
-    v.object({ user_id: v.string(), email: v.string(), created_date_utc: v.string() }),
+    v.strictObject({ user_id: v.string(), email: v.string(), created_date_utc: v.string() }),
   ),
 };
 
 /** An account's tokens, as the admin API lists them: no secret, no hash. */
 export const tokenList: NamedSchema = {
   name: "TokenList",
-  schema: v.array(v.object({ token_id: v.string(), created_date_utc: v.string() })),
+  schema: v.array(v.strictObject({ token_id: v.string(), created_date_utc: v.string() })),
 };
 
 /** A new partner's credentials from the admin API. */
 export const issuedPartner: NamedSchema = {
   name: "IssuedPartner",
-  schema: v.object({
+  schema: v.strictObject({
     partner_id: v.string(),
     partner_secret: v.string(),
     partner_account_id: v.string(),
@@ -89,5 +72,5 @@ export const issuedPartner: NamedSchema = {
 
 /** A boolean confirmation (D6, S6, S7), by the name of its flag. */
 export function confirmation(name: string, flag: string, message: string): NamedSchema {
-  return { name, schema: v.object({ message: v.literal(message), [flag]: v.boolean() }) };
+  return { name, schema: v.strictObject({ message: v.literal(message), [flag]: v.boolean() }) };
 }

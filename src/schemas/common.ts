@@ -15,4 +15,34 @@ export const nameSchema = v.pipe(
   v.trim(),
   v.minLength(1, "must not be empty"),
   v.maxLength(200),
+  // The trim is a transform JSON Schema cannot state: this pattern says what it leaves.
+  v.metadata({ pattern: "^\\s*\\S(?:[\\s\\S]{0,198}\\S)?\\s*$" }),
+);
+
+const hex = (digits: number) => `[0-9a-fA-F]{${digits}}`;
+const guidSource = `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
+
+/**
+ * A GUID in a path, as `parseGuid` reads it (design.md §9): upper or lower case, optionally
+ * wrapped in braces. Stated for the OpenAPI document; the routes parse with `parseGuid`.
+ */
+export const guidPathSchema = v.pipe(
+  v.string(),
+  v.regex(new RegExp(`^(?:${guidSource}|\\{${guidSource}\\})$`), "must be a GUID"),
+  v.description("A GUID, in upper or lower case, optionally wrapped in braces (`{…}`)."),
+);
+
+/** A user id in a path (`local|<guid>` or `partner_<guid>|<guid>`), as `parseUserId` reads it. */
+export const userIdPathSchema = v.pipe(
+  v.string(),
+  // Case-insensitive like `parseUserId`, spelled out: JSON Schema patterns have no flags.
+  v.regex(
+    new RegExp(
+      `^(?:[lL][oO][cC][aA][lL]|[pP][aA][rR][tT][nN][eE][rR]_${guidSource})\\|${guidSource}$`,
+    ),
+    "must be a user id",
+  ),
+  v.description(
+    "A user id, `local|<guid>` or `partner_<guid>|<guid>`, percent-encoded (`local%7C…`).",
+  ),
 );

@@ -27,7 +27,8 @@ export const updateDatalistBody = v.object({
 export const entryItem = v.object({
   entry_value: v.pipe(
     v.string("must be a string"),
-    v.check((value) => value.trim() !== "", "must not be empty"),
+    // Not only white space (JavaScript's `\s` is exactly what `trim` removes).
+    v.regex(/\S/, "must not be empty"),
     v.maxLength(1000),
   ),
   sort_order: v.optional(v.pipe(v.number(), v.integer("must be an integer"), v.safeInteger())),

@@ -10,12 +10,11 @@ const quotaMessage = "must be a whole number of 0 or more, as a number or a nume
 
 /** A quota: a whole number of 0 or more, or a string of digits; kept as a string. */
 const quotaSchema = v.pipe(
-  v.union([v.number(), v.string()], quotaMessage),
-  v.check(
-    (value) =>
-      typeof value === "number"
-        ? Number.isSafeInteger(value) && value >= 0
-        : /^\s*\d{1,15}\s*$/.test(value),
+  v.union(
+    [
+      v.pipe(v.number(), v.safeInteger(quotaMessage), v.minValue(0, quotaMessage)),
+      v.pipe(v.string(), v.regex(/^\s*\d{1,15}\s*$/, quotaMessage)),
+    ],
     quotaMessage,
   ),
   v.transform((value) => `${Number(value)}`),

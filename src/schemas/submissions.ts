@@ -18,7 +18,14 @@ export const submissionBody = v.object({
 /** Body of S6: the same, where `form_fields` may be left out to only clear the draft flag. */
 export const submissionUpdateBody = v.object({
   form_fields: v.optional(submissionBody.entries.form_fields, []),
-  is_draft_submission: v.optional(v.boolean()),
+  is_draft_submission: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "`false` clears the draft flag; `true` only keeps a draft a draft: a submission that is no longer a draft cannot become one again (400).",
+      ),
+    ),
+  ),
 });
 
 /** The default and the most results of one S5 page (design.md §6). */
@@ -27,6 +34,7 @@ export const batchSizes = { default: 100, max: 1000 } as const;
 const milliseconds = v.pipe(
   v.string(),
   v.regex(/^\d{1,16}$/, "must be a UNIX time in milliseconds"),
+  v.description("UNIX time in milliseconds, at most 8640000000000000."),
   v.transform(Number),
   v.maxValue(8.64e15, "is past the last representable date"),
 );
@@ -60,6 +68,8 @@ export const listQuery = v.pipe(
       v.pipe(
         v.string(),
         v.regex(/^\d{1,5}$/, "must be a whole number"),
+        // The bounds below apply to the number; this pattern states them for the document.
+        v.metadata({ pattern: "^(?=\\d{1,5}$)0*(?:[1-9]\\d{0,2}|1000)$" }),
         v.transform(Number),
         v.minValue(1, "must be at least 1"),
         v.maxValue(batchSizes.max, `must be at most ${batchSizes.max}`),

@@ -71,4 +71,21 @@ export const webhookBody = v.pipe(
     ),
     ["http_header_key"],
   ),
+  // The two checks above, as JSON Schema states them for the OpenAPI document.
+  v.metadata({
+    allOf: [
+      { anyOf: [{ required: ["webhook_destination_url"] }, { required: ["webhook_url"] }] },
+      {
+        anyOf: [
+          { properties: { http_header_key: { const: "" }, http_header_value: { const: "" } } },
+          {
+            required: ["http_header_key", "http_header_value"],
+            properties: { http_header_key: { minLength: 1 }, http_header_value: { minLength: 1 } },
+          },
+        ],
+      },
+    ],
+    description:
+      "`webhook_destination_url` or its alias `webhook_url` is required; `http_header_key` and `http_header_value` go both or neither. The destination must resolve to a public address unless the service allows private ones.",
+  }),
 );

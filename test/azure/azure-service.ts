@@ -11,7 +11,7 @@ import { createFormService, type FormService, type FormServiceOptions } from "..
 import type { Store } from "../../src/ports/store.ts";
 import { startAzurite } from "../emulators/azurite.ts";
 import { startCosmosEmulator } from "../emulators/cosmos.ts";
-import { request, type Send, type TestUser } from "../helpers.ts";
+import { conformingFetch, request, type Send, type TestUser } from "../helpers.ts";
 
 export const adminSecret = "an admin secret for the Azure tests";
 
@@ -63,7 +63,7 @@ export async function uploadFile(
   const form = new FormData();
   const blob = new Blob([part.bytes], { type: part.type ?? "text/plain" });
   form.append(part.field, blob, part.filename);
-  const response = await service.fetch(
+  const response = await conformingFetch(service)(
     new Request(`http://localhost/api/form/${formId}/submissionattachment`, {
       method: "POST",
       body: form,

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formInput, setup } from "../helpers.ts";
+import { conformingFetch, formInput, setup } from "../helpers.ts";
 import { createHostedForm, settingsPath } from "./fixture.ts";
 
 /** GETs a hosted page through `service.fetch` and reads it as text. */
 async function page(service: Awaited<ReturnType<typeof setup>>["service"], path: string) {
-  const response = await service.fetch(new Request(`http://localhost${path}`));
+  const response = await conformingFetch(service)(new Request(`http://localhost${path}`));
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 

@@ -6,6 +6,7 @@ import { serve } from "@hono/node-server";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService, type FormService, type FormServiceOptions } from "../../src/index.ts";
+import { conformingFetch, mountedAt } from "../helpers.ts";
 import type { Call } from "./fixture.ts";
 
 /**
@@ -24,7 +25,10 @@ export async function startServer(options: Partial<FormServiceOptions> = {}) {
           port: 0,
           fetch: (request, env) => {
             if (!service) return new Response("starting", { status: 503 });
-            return service.fetch(request, { clientAddress: env.incoming.socket.remoteAddress });
+            // Every answer the browser gets is checked against the OpenAPI document too.
+            return conformingFetch(service)(request, {
+              clientAddress: env.incoming.socket.remoteAddress,
+            });
           },
         },
         (info: AddressInfo) => resolve({ server, port: info.port }),
@@ -43,6 +47,7 @@ export async function startServer(options: Partial<FormServiceOptions> = {}) {
     webhookPollMs: 0,
     ...options,
   });
+  mountedAt(service, options.basePath ?? "");
   const running = service;
   const prefix = `${base}${options.basePath ?? ""}`;
   const call: Call = async (method, path, options = {}) => {

@@ -4,6 +4,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FormService } from "formwork";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 
 /** What a mount example's `createApp` takes. */
 export interface AppOptions {
@@ -68,8 +69,10 @@ export interface WalkOptions {
  */
 export async function walkThrough(origin: string, options: WalkOptions = {}): Promise<void> {
   const base = `${origin}${options.basePath ?? "/forms"}`;
+  // Every answer of the service is checked against its OpenAPI document.
+  const http = conformingHttpFetch(options.basePath ?? "/forms");
   const call = async (path: string, init: RequestInit = {}) => {
-    const response = await fetch(`${base}${path}`, init);
+    const response = await http(`${base}${path}`, init);
     const body = await response.json();
     assert.equal(response.status, 200, JSON.stringify(body));
     return body;
@@ -113,20 +116,30 @@ export async function walkThrough(origin: string, options: WalkOptions = {}): Pr
     headers: auth,
   });
   assert.ok(link.id.startsWith(`${blobUrl}?`), link.id);
-  await assertDownload(link.id, bytes);
+  // Downloads come from the service itself unless they point elsewhere (Azurite).
+  const download = options.storageUrl ? fetch : http;
+  await assertDownload(download, link.id, bytes);
 
   const read = await call(`/api/restricted/form/${form.id}/submission/${submission.id}`, {
     headers: auth,
   });
-  await assertDownload(`${blobUrl}${read.attachment_details[0].attachment_sas_uri}`, bytes);
+  await assertDownload(
+    download,
+    `${blobUrl}${read.attachment_details[0].attachment_sas_uri}`,
+    bytes,
+  );
   const listed = await call(`/api/restricted/form/${form.id}/submissions`, { headers: auth });
   // The bridge handed the connection's address over.
   assert.equal(listed.results[0].created_by_device.client_ip_address, "127.0.0.1");
-  await assertDownload(`${blobUrl}${listed.container_sas_uri}`, bytes);
+  await assertDownload(download, `${blobUrl}${listed.container_sas_uri}`, bytes);
 }
 
-async function assertDownload(url: string, bytes: Uint8Array) {
-  const file = await fetch(url);
+async function assertDownload(
+  get: (url: string) => Promise<Response>,
+  url: string,
+  bytes: Uint8Array,
+) {
+  const file = await get(url);
   assert.equal(file.status, 200);
   assert.equal(file.headers.get("content-type"), "application/pdf");
   assert.deepEqual(new Uint8Array(await file.arrayBuffer()), bytes);

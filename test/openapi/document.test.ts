@@ -16,11 +16,15 @@ function shape(path: string): string {
   return path.replace(/:\w+|\{\w+\}/g, "{}").replace(/\/+$/, "") || "/";
 }
 
-/** Every method and path of the document's operations, by their shape. */
+/** Every method and path of the router's operations in the document, by their shape. */
 function documented(doc: Doc): Set<string> {
   const found = new Set<string>();
-  for (const [path, item] of Object.entries(doc.paths as Record<string, object>)) {
-    for (const method of Object.keys(item)) found.add(`${method.toUpperCase()} ${shape(path)}`);
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Doc>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      // The blob store's downloads are served before the router.
+      if (operation["x-served-by"] === "blob store") continue;
+      found.add(`${method.toUpperCase()} ${shape(path)}`);
+    }
   }
   return found;
 }
@@ -108,7 +112,7 @@ describe("OpenAPI document", () => {
     const { schemas } = doc.components;
     assert.deepEqual(schemas.SubmissionInput.required, ["form_fields"]);
     assert.deepEqual(schemas.DatalistInput.properties.settings.required, ["list_name"]);
-    assert.equal(schemas.AccountInput.properties.email.format, "email");
+    assert.match(schemas.AccountInput.properties.email.pattern, /@/);
     const s5 = doc.paths["/api/restricted/form/{formId}/submissions"].get;
     assert.deepEqual(
       s5.parameters.map((p: Doc) => p.name),

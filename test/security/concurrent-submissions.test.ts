@@ -11,7 +11,7 @@ import { describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService, type Store } from "../../src/index.ts";
-import { formInput, request, type TestUser } from "../helpers.ts";
+import { conformingFetch, formInput, request, type TestUser } from "../helpers.ts";
 
 async function submitAtOnce(store: Store, count: number) {
   const service = createFormService({
@@ -39,7 +39,7 @@ async function submitAtOnce(store: Store, count: number) {
     );
     assert.equal(hook.status, 200, JSON.stringify(hook.body));
     const submit = async (n: number) => {
-      const response = await service.fetch(
+      const response = await conformingFetch(service)(
         new Request(`http://localhost/api/form/${formId}/submission`, {
           method: "POST",
           headers: { "content-type": "application/json" },

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createFormService, type FormService, type Store } from "../../src/index.ts";
-import { formInput, request, type Send, type TestUser } from "../helpers.ts";
+import { conformingFetch, formInput, request, type Send, type TestUser } from "../helpers.ts";
 import { customerBody, tokenSecret } from "../partners/setup.ts";
 
 /** One operation of the OpenAPI document. */
@@ -174,7 +174,7 @@ function webhookBody() {
 async function uploadOne(service: FormService, formId: string): Promise<string> {
   const body = new FormData();
   body.append("cv_4", new Blob(["a curriculum vitae"], { type: "text/plain" }), "cv.txt");
-  const response = await service.fetch(
+  const response = await conformingFetch(service)(
     new Request(`http://localhost/api/form/${formId}/submissionattachment`, {
       method: "POST",
       body,
@@ -187,7 +187,9 @@ async function uploadOne(service: FormService, formId: string): Promise<string> 
 
 /** Every operation of the service's own OpenAPI document. */
 async function operationsOf(service: FormService): Promise<Operation[]> {
-  const document = await (await service.fetch(new Request("http://localhost/openapi.json"))).json();
+  const document = await (
+    await conformingFetch(service)(new Request("http://localhost/openapi.json"))
+  ).json();
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries<Record<string, OpenApiOperation>>(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {

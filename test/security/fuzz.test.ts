@@ -11,6 +11,7 @@ import { describe, it, type TestContext } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import type { Store } from "../../src/index.ts";
+import { conformingFetch } from "../helpers.ts";
 import { problemOf } from "./fuzz-check.ts";
 import { type FuzzRequest, fuzzRequest } from "./fuzz-requests.ts";
 import { buildWorld } from "./fuzz-world.ts";
@@ -46,7 +47,7 @@ async function fuzz(
         const size = Math.min(parallel, inWorld - i);
         const batch = Array.from({ length: size }, () => fuzzRequest(random, world));
         const problems = await Promise.all(
-          batch.map((sent) => answerProblem(world.service.fetch, sent, statuses)),
+          batch.map((sent) => answerProblem(conformingFetch(world.service), sent, statuses)),
         );
         for (const [index, problem] of problems.entries()) {
           const sent = batch[index];

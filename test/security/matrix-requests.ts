@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { FormService } from "../../src/index.ts";
+import { conformingFetch } from "../helpers.ts";
 
 /** One request of a matrix cell, before the caller's credentials are added. */
 export interface MatrixRequest {
@@ -44,7 +45,7 @@ export async function sendAs(
     body = JSON.stringify(request.body);
     headers.set("content-type", "application/json");
   }
-  const response = await service.fetch(
+  const response = await conformingFetch(service)(
     new Request(`http://localhost${path}`, { method: request.method, headers, body }),
   );
   const text = await response.text();

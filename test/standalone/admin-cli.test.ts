@@ -11,8 +11,12 @@ import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { commands } from "../../examples/standalone/admin-commands.ts";
 import { adminServerUrl, localServerUrl } from "../../examples/standalone/admin-target.ts";
 import { readConfig } from "../../examples/standalone/config.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { type CommandRun, runCommand } from "../run-command.ts";
 import { freePort, root, start, stop } from "./server-process.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 /** Runs `command` in the project folder with `env` added to a clean server environment. */
 function run(command: string[], env: Record<string, string>): Promise<CommandRun> {

@@ -4,6 +4,10 @@
  */
 import assert from "node:assert/strict";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 /** The `ADMIN_SECRET` the servers of these tests run with. */
 export const adminSecret = "test-admin-secret";

@@ -12,7 +12,11 @@ import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import type { Page } from "../../src/ports/store.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { start, stop } from "./server-process.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 const adminSecret = "test-admin-secret";
 const sessions = ["am", "pm", "eve"] as const;

@@ -14,8 +14,12 @@ import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { queryAll } from "../../src/ports/query-all.ts";
 import type { Store } from "../../src/ports/store.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { adminSecret, call, loops, type Owned, partnerForm } from "./crash-fixture.ts";
 import { start, stop } from "./server-process.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 const formBody = {
   form_configuration: { settings: { form_name: "Files", form_type: "classicsingle" } },

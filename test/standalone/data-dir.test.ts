@@ -4,7 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { start, stop } from "./server-process.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 const adminSecret = "test-admin-secret";
 const formBody = {

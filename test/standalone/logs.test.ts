@@ -4,7 +4,11 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { start, stop } from "./server-process.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 /** A standalone server on a fresh data folder, with everything it prints kept. */
 async function serverWith(env: Record<string, string>) {

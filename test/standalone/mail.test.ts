@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { simpleParser } from "mailparser";
 import { startInbox } from "../mail/smtp-inbox.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { start, stop } from "./server-process.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 /** On a running server: alice, a form with a confirmation e-mail, and one submission. */
 async function submitWithConfirmation(base: string, adminSecret: string) {

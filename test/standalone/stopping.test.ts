@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import {
   childrenOf,
   commandLine,
@@ -16,6 +17,9 @@ import {
   start,
   stop,
 } from "./server-process.ts";
+
+/** The server's answers, each checked against the OpenAPI document on the way. */
+const fetch = conformingHttpFetch("");
 
 const adminSecret = "test-admin-secret";
 /** S2s kept in flight at once while the server is stopped. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import { describe, it } from "node:test";
+import { conformingFetch } from "../helpers.ts";
 import { download, submit, upload, withFiles } from "./setup.ts";
 
 const restricted = (formId: string) => `/api/restricted/form/${formId}`;
@@ -81,7 +82,7 @@ describe("S3 upload, S1 and S4 links, downloads", () => {
   it("refuses bad uploads with a clear error and stores nothing", async () => {
     const env = await withFiles();
     const url = `http://localhost/api/form/${env.formId}/submissionattachment`;
-    const json = await env.service.fetch(
+    const json = await conformingFetch(env.service)(
       new Request(url, {
         method: "POST",
         body: "{}",
@@ -91,7 +92,9 @@ describe("S3 upload, S1 and S4 links, downloads", () => {
     assert.equal(json.status, 415);
     const empty = new FormData();
     empty.append("note", "no file here");
-    const noFile = await env.service.fetch(new Request(url, { method: "POST", body: empty }));
+    const noFile = await conformingFetch(env.service)(
+      new Request(url, { method: "POST", body: empty }),
+    );
     assert.equal(noFile.status, 400);
     const unknown = await upload(env, { field: "nope_1" });
     assert.equal(unknown.status, 400);

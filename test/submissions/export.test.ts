@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formInput, type TestUser } from "../helpers.ts";
+import { conformingFetch, formInput, type TestUser } from "../helpers.ts";
 import { allFields, download, type FilesEnv, submit, upload, withFiles } from "./setup.ts";
 
 /** GETs the export and reads the answer as text. */
@@ -10,7 +10,7 @@ async function exportOf(env: FilesEnv, query = "", as: TestUser | null = env.ali
     headers.set("TokenId", as.token_id);
     headers.set("TokenSecret", as.token_secret);
   }
-  const response = await env.service.fetch(
+  const response = await conformingFetch(env.service)(
     new Request(`http://localhost/api/restricted/form/${env.formId}/submissions/export${query}`, {
       headers,
     }),

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import type { FormServiceOptions } from "../../src/index.ts";
-import { formInput, setup, type TestUser } from "../helpers.ts";
+import { conformingFetch, formInput, setup, type TestUser } from "../helpers.ts";
 
 /** Every field type of design.md §5, as one form. */
 export const allFields = [
@@ -74,7 +74,7 @@ export async function upload(
     headers.set("TokenId", options.as.token_id);
     headers.set("TokenSecret", options.as.token_secret);
   }
-  const response = await env.service.fetch(
+  const response = await conformingFetch(env.service)(
     new Request(`http://localhost/api/form/${options.formId ?? env.formId}/submissionattachment`, {
       method: "POST",
       body: form,
@@ -104,7 +104,7 @@ export function submit(
 
 /** Fetches a URL through the service, as a browser following a link would. */
 export async function download(env: FilesEnv, url: string) {
-  const response = await env.service.fetch(new Request(url));
+  const response = await conformingFetch(env.service)(new Request(url));
   return {
     status: response.status,
     headers: response.headers,

@@ -6,7 +6,7 @@
 import Mustache from "mustache";
 import * as v from "valibot";
 import { emailSchema } from "../schemas/common.ts";
-import { headerName, headerValue, reservedHeaders } from "../schemas/webhooks.ts";
+import { customHeaderEntries, headerPairComplete, headerPairIssue } from "../schemas/webhooks.ts";
 
 /** Most addresses besides the recipient field's that one confirmation e-mail goes to. */
 export const maxAdditionalRecipients = 20;
@@ -74,36 +74,14 @@ export const destinationSchema = v.pipe(
   v.looseObject({
     enabled: v.optional(v.boolean("must be true or false"), false),
     destination_url: v.optional(destinationUrl),
-    http_header_key: v.optional(
-      v.pipe(
-        v.string("must be a string"),
-        v.maxLength(256),
-        v.check((key) => key === "" || headerName.test(key), "must be a valid header name"),
-        v.check((key) => !reservedHeaders.has(key.toLowerCase()), "is set by the service"),
-      ),
-      "",
-    ),
-    http_header_value: v.optional(
-      v.pipe(
-        v.string("must be a string"),
-        v.maxLength(4096),
-        v.check(
-          (value) => value === "" || headerValue.test(value),
-          "must be printable ASCII, without line breaks or surrounding spaces",
-        ),
-      ),
-      "",
-    ),
+    ...customHeaderEntries,
   }),
   v.forward(
     v.check((s) => !s.enabled || Boolean(s.destination_url), "is required when enabled"),
     ["destination_url"],
   ),
   v.forward(
-    v.check(
-      (s) => (s.http_header_key === "") === (s.http_header_value === ""),
-      "needs http_header_value with it (both or neither)",
-    ),
+    v.check((body) => headerPairComplete(body), headerPairIssue),
     ["http_header_key"],
   ),
 );

@@ -22,6 +22,42 @@ export const reservedHeaders = new Set([
   "webhook-signature",
 ]);
 
+/**
+ * The custom header a webhook (W2) or a form's destination post sends: `http_header_key`
+ * and `http_header_value`, each "" when none. That they go both or neither is checked by
+ * {@link headerPairComplete} on the object holding them.
+ */
+export const customHeaderEntries = {
+  http_header_key: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.maxLength(256),
+      v.check((key) => key === "" || headerName.test(key), "must be a valid header name"),
+      v.check((key) => !reservedHeaders.has(key.toLowerCase()), "is set by the service"),
+    ),
+    "",
+  ),
+  http_header_value: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.maxLength(4096),
+      v.check(
+        (value) => value === "" || headerValue.test(value),
+        "must be printable ASCII, without line breaks or surrounding spaces",
+      ),
+    ),
+    "",
+  ),
+};
+
+/** Whether an object's custom header key and value go both or neither. */
+export function headerPairComplete(body: { http_header_key: string; http_header_value: string }) {
+  return (body.http_header_key === "") === (body.http_header_value === "");
+}
+
+/** The issue when they do not. */
+export const headerPairIssue = "needs http_header_value with it (both or neither)";
+
 const url = v.pipe(
   v.string("must be a string"),
   v.trim(),
@@ -36,26 +72,7 @@ export const webhookBody = v.pipe(
     webhook_name: nameSchema,
     webhook_destination_url: v.optional(url),
     webhook_url: v.optional(url),
-    http_header_key: v.optional(
-      v.pipe(
-        v.string("must be a string"),
-        v.maxLength(256),
-        v.check((key) => key === "" || headerName.test(key), "must be a valid header name"),
-        v.check((key) => !reservedHeaders.has(key.toLowerCase()), "is set by the service"),
-      ),
-      "",
-    ),
-    http_header_value: v.optional(
-      v.pipe(
-        v.string("must be a string"),
-        v.maxLength(4096),
-        v.check(
-          (value) => value === "" || headerValue.test(value),
-          "must be printable ASCII, without line breaks or surrounding spaces",
-        ),
-      ),
-      "",
-    ),
+    ...customHeaderEntries,
   }),
   v.forward(
     v.check(
@@ -65,10 +82,7 @@ export const webhookBody = v.pipe(
     ["webhook_destination_url"],
   ),
   v.forward(
-    v.check(
-      (body) => (body.http_header_key === "") === (body.http_header_value === ""),
-      "needs http_header_value with it (both or neither)",
-    ),
+    v.check((body) => headerPairComplete(body), headerPairIssue),
     ["http_header_key"],
   ),
   // The two checks above, as JSON Schema states them for the OpenAPI document.

@@ -12,6 +12,7 @@ import {
   type FormServiceOptions,
 } from "../../src/index.ts";
 import type { Store } from "../../src/ports/store.ts";
+import { crashingStore } from "../crashing-store.ts";
 import { request } from "../helpers.ts";
 import { startReceiver } from "../webhooks/receiver.ts";
 import { withActionForm } from "./action-setup.ts";
@@ -19,32 +20,18 @@ import { downServerUrl, startInbox } from "./smtp-inbox.ts";
 
 /**
  * `inner`, until, once armed, a write of a submission lands (S2's, or the S6 that clears the
- * draft flag, alone or in a batch): from then on every call fails, as if the process had
- * died at that instant, and `close` only closes `inner`.
+ * draft flag, alone or in a batch): then the process "dies".
  */
 function crashAfterSubmissionWrite(inner: Store) {
-  let armed = false;
-  let crashed = false;
-  const store = new Proxy(inner, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== "function") return value;
-      if (name === "close") return () => target.close();
-      return async (...args: unknown[]) => {
-        if (crashed) throw new Error("the process died");
-        const answer = await value.apply(target, args);
-        const written =
-          name === "batch"
-            ? (args[0] as { collection: string; op: string }[]).map((op) => op.collection)
-            : name === "create" || name === "replace"
-              ? [args[0]]
-              : [];
-        if (armed && written.includes(collections.submissions)) crashed = true;
-        return answer;
-      };
-    },
+  return crashingStore(inner, (name, args) => {
+    const written =
+      name === "batch"
+        ? (args[0] as { collection: string }[]).map((op) => op.collection)
+        : name === "create" || name === "replace"
+          ? [args[0]]
+          : [];
+    return written.includes(collections.submissions);
   });
-  return { store, arm: () => (armed = true) };
 }
 
 /** A service over the lowdb folder, its clock `aheadMs` ahead, mailing `smtpUrl`. */

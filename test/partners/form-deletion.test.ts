@@ -8,34 +8,20 @@ import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { collections } from "../../src/context.ts";
 import { createFormService } from "../../src/index.ts";
 import type { BatchOp, Store } from "../../src/ports/store.ts";
+import { crashingStore } from "../crashing-store.ts";
 import { formInput, uploadBytes } from "../helpers.ts";
 import { customerBody, tokenSecret, withPartner } from "./setup.ts";
 
-/**
- * `inner`, until, once armed, a batch that deletes a form record lands: from then on every
- * call fails, as if the process had died at that instant.
- */
+/** `inner`, until, once armed, a batch that deletes a form record lands: then the process "dies". */
 function crashAfterFormDelete(inner: Store) {
-  let armed = false;
-  let crashed = false;
-  const store = new Proxy(inner, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== "function") return value;
-      return async (...args: unknown[]) => {
-        if (crashed) throw new Error("the process died");
-        const answer = await value.apply(target, args);
-        const deletesForm =
-          name === "batch" &&
-          (args[0] as BatchOp[]).some(
-            (op) => op.op === "delete" && op.collection === collections.forms,
-          );
-        if (armed && deletesForm) crashed = true;
-        return answer;
-      };
-    },
-  });
-  return { store, arm: () => (armed = true) };
+  return crashingStore(
+    inner,
+    (name, args) =>
+      name === "batch" &&
+      (args[0] as BatchOp[]).some(
+        (op) => op.op === "delete" && op.collection === collections.forms,
+      ),
+  );
 }
 
 const fileField = { unique_system_name: "cv_1", type: "file", label: "CV", max_file_size: 1000 };

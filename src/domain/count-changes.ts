@@ -18,7 +18,7 @@ export interface CountChange {
 /**
  * Reads each counter of `changes` and answers the batch op that adds its deltas (a count
  * never goes below 0), conditional on the counter as read. A counter that is not there
- * and would only lose is left alone, as `adjustCounts` does: giving back to a count that
+ * and would only lose is left alone, as `adjustCount` does: giving back to a count that
  * is gone (a deleted form's) recreates nothing. Changes that add up to nothing are left out.
  */
 export async function countOps(ctx: Context, changes: CountChange[]): Promise<BatchOp[]> {

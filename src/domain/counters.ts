@@ -37,25 +37,6 @@ export async function adjustCount(
 }
 
 /**
- * Adds to one count as much of `most` as fits under `limit`, in one read and one
- * conditional write (as {@link adjustCount}).
- * @returns what it added: `most`, what was left when less, or 0 when nothing was.
- */
-export async function takeUpTo(
-  ctx: Context,
-  key: CounterKey,
-  name: string,
-  most: number,
-  limit: number,
-): Promise<number> {
-  const taken = await changeCount(ctx, key, name, (current) => {
-    const fits = Math.min(most, limit - current);
-    return fits > 0 ? fits : null;
-  });
-  return taken ?? 0;
-}
-
-/**
  * Changes one count by what `decide` answers for the current value, or not at all when it
  * answers `null`; retries a write that lost a race.
  * @returns the change made, or `null`.
@@ -71,27 +52,6 @@ async function changeCount(
     return delta === null ? null : { [name]: delta };
   });
   return changed?.[name] ?? null;
-}
-
-/**
- * Adds `deltas` to several counts of one record at once, in one conditional write (a count
- * never goes below 0). A delta that would take a count past its entry in `limits` changes
- * nothing. @returns `false` when a limit stopped it.
- */
-export async function adjustCounts(
-  ctx: Context,
-  key: CounterKey,
-  deltas: Record<string, number>,
-  limits: Record<string, number> = {},
-): Promise<boolean> {
-  const changed = await changeCounts(ctx, key, (counts) => {
-    for (const [name, delta] of Object.entries(deltas)) {
-      const limit = limits[name] ?? Number.POSITIVE_INFINITY;
-      if (delta > 0 && (counts[name] ?? 0) + delta > limit) return null;
-    }
-    return deltas;
-  });
-  return changed !== null;
 }
 
 /**

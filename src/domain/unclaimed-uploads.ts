@@ -1,6 +1,6 @@
 import type { Context } from "../context.ts";
 import { ServiceError } from "../errors.ts";
-import { adjustCount, type CounterKey } from "./counters.ts";
+import type { CounterKey } from "./counters.ts";
 import { formCounter } from "./form-snapshots.ts";
 
 /**
@@ -20,10 +20,10 @@ import { formCounter } from "./form-snapshots.ts";
  * the same conditional write that takes its slot (`submissions.ts`).
  */
 export const unclaimedBytesCount = "unclaimed_bytes";
-const countName = unclaimedBytesCount;
+const _countName = unclaimedBytesCount;
 
 /** The counter of a form's unclaimed upload bytes. */
-function unclaimedCounter(formId: string): CounterKey {
+function _unclaimedCounter(formId: string): CounterKey {
   return formCounter(formId);
 }
 
@@ -36,11 +36,6 @@ export function unclaimedCapOf(ctx: Context, storageQuota: number): number {
   const fixed = ctx.limits.unclaimedUploadBytes;
   if (!Number.isFinite(storageQuota)) return fixed;
   return Math.min(fixed, Math.floor(storageQuota * ctx.limits.unclaimedUploadQuotaShare));
-}
-
-/** Takes `bytes` off the form's unclaimed count: a submission claimed them, or they were removed. */
-export async function releaseUnclaimedBytes(ctx: Context, formId: string, bytes: number) {
-  if (bytes > 0) await adjustCount(ctx, unclaimedCounter(formId), countName, -bytes);
 }
 
 /** The 413 of a form whose unclaimed uploads hold `cap` bytes. */

@@ -44,23 +44,32 @@ export async function readClaimable(
   return toClaim;
 }
 
+/** An attachment as a claim by the submission `submissionId`, written at `at`, leaves it. */
+export function claimedRecord(
+  record: AttachmentRecord,
+  submissionId: string,
+  at: string,
+): AttachmentRecord {
+  return { ...record, submission_id: submissionId, modified_date_utc: at };
+}
+
 /**
  * The batch ops that claim attachments as {@link readClaimable} read them for the
- * submission `submissionId`, each a replace conditional on the etag read: in the batch
- * that writes the submission, a crash leaves no claim without its submission, and a file
- * another submission took meanwhile fails the batch (read the claims again to say which).
+ * submission `submissionId` (written at `at`), each a replace conditional on the etag read:
+ * in the batch that writes the submission, a crash leaves no claim without its submission,
+ * and a file another submission took meanwhile fails the batch (read the claims again to
+ * say which).
  */
 export function claimOps(
-  ctx: Context,
   submissionId: string,
   toClaim: Stored<AttachmentRecord>[],
+  at: string,
 ): BatchOp[] {
-  const modified_date_utc = ctx.now().toISOString();
   return toClaim.map(({ record, etag }) => ({
     op: "replace",
     collection: collections.attachments,
     partition: record.form_id,
-    record: { ...record, submission_id: submissionId, modified_date_utc },
+    record: claimedRecord(record, submissionId, at),
     ifMatch: etag,
   }));
 }

@@ -39,11 +39,7 @@ export async function listSubmissions(
     limit: options.batchSize,
     continuation: options.continuationToken ?? null,
   });
-  const attachments = await attachmentsOf(
-    ctx,
-    access,
-    page.items.map((submission) => submission.form_fields),
-  );
+  const attachments = await attachmentsOf(ctx, access, page.items);
   return {
     ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
     results: page.items.map(publicSubmission),

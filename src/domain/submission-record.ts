@@ -25,6 +25,13 @@ export interface SubmissionRecord extends Timestamps {
    * kept.
    */
   inventory_taken?: string[];
+  /**
+   * Bookkeeping, never shown: the attachment records of the files it holds, as its claim
+   * left them (attachment-claims.ts), so that S5 lists them without reading each one; an
+   * attachment is not changed while a submission holds it. Absent on records stored before
+   * it was kept: S5 reads their attachments.
+   */
+  attachments_held?: AttachmentRecord[];
 }
 
 /** A stored submission attachment. Partition: its form id. */
@@ -55,7 +62,7 @@ export interface AttachmentRecord extends Timestamps {
  * without our bookkeeping (`inventory_taken`), so that only the interface's fields leave.
  */
 export function publicSubmission(record: SubmissionRecord) {
-  const { inventory_taken: _, ...view } = record;
+  const { inventory_taken: _i, attachments_held: _a, ...view } = record;
   return view;
 }
 

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Context, collections } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
-import { claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
+import { claimedRecord, claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
 import { readAttachments, removalOps } from "./attachment-removal.ts";
 import { counterOp } from "./counters.ts";
 import { formNotFound } from "./form-access.ts";
@@ -48,8 +48,9 @@ export async function updateSubmission(
 ) {
   let stored = await readSubmission(ctx, form.id, submissionId);
   for (let attempt = 1; ; attempt++) {
-    const next = await editedRecord(ctx, form, stored.record, input);
-    const files = await filesOf(ctx, form, stored.record, next);
+    const edited = await editedRecord(ctx, form, stored.record, input);
+    const files = await filesOf(ctx, form, stored.record, edited);
+    const next = withHeld(form, stored.record, edited, files);
     const { ops, webhooks, actions } = await updateOps(ctx, form, stored, next, files);
     if (await written(ctx, ops)) {
       await afterUpdate(ctx, form, files.removed, webhooks, actions);
@@ -87,6 +88,27 @@ async function filesOf(
   const dropped = fileIdsOf(form_definition, record.form_fields).filter((id) => !kept.has(id));
   const removed = await readAttachments(ctx, form.id, record.id, dropped);
   return { claims, removed };
+}
+
+/**
+ * `next` with the attachments it holds (`attachments_held`): those of `record` it keeps, and
+ * those it claims as the claim leaves them. A record stored before they were kept stays
+ * without them (S5 reads its attachments).
+ */
+function withHeld(
+  form: FormRecord,
+  record: SubmissionRecord,
+  next: SubmissionRecord,
+  { claims }: EditedFiles,
+): SubmissionRecord {
+  if (!record.attachments_held) return next;
+  const kept = new Set(fileIdsOf(form.form_definition, next.form_fields));
+  const at = next.modified_date_utc;
+  const attachments_held = [
+    ...record.attachments_held.filter((file) => kept.has(file.id)),
+    ...claims.map((claim) => claimedRecord(claim.record, record.id, at)),
+  ];
+  return { ...next, attachments_held };
 }
 
 /** The record `input` makes of `record`: values checked, inventory it would take. */
@@ -137,7 +159,7 @@ async function updateOps(
       ifMatch: stored.etag,
     },
     ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
-    ...claimOps(ctx, stored.record.id, claims),
+    ...claimOps(stored.record.id, claims, next.modified_date_utc),
   ];
   const held = inventoryHeld(compileRules(form), stored.record);
   const wanted = next.inventory_taken ?? [];

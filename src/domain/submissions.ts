@@ -6,7 +6,7 @@ import { NotFoundError, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
-import { claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
+import { claimedRecord, claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
 import { readAttachments, removalOps } from "./attachment-removal.ts";
 import { counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
@@ -101,7 +101,7 @@ export async function createSubmission(
       ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
       ...actions.ops,
       // The claims in the batch: no claim is left without its submission.
-      ...claimOps(ctx, id, checked.claims),
+      ...claimOps(id, checked.claims, submission.created_date_utc),
     ];
     if (await written(ctx, ops)) {
       // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
@@ -175,11 +175,13 @@ function submissionOf(
   ctx: Context,
   { form }: FormSnapshot,
   id: string,
-  { values, taken }: CheckedPost,
+  { values, taken, claims }: CheckedPost,
   caller: Caller | null,
   device: Device,
   draft: boolean,
 ): SubmissionRecord {
+  const timestamps = createdAt(ctx.now());
+  const at = timestamps.created_date_utc;
   return {
     form_id: form.id,
     stale_form_name: form.form_configuration.settings.form_name,
@@ -189,8 +191,9 @@ function submissionOf(
     search_words: searchWordsOf(form.form_definition, values),
     is_draft_submission: draft,
     inventory_taken: taken,
+    attachments_held: claims.map(({ record }) => claimedRecord(record, id, at)),
     id,
-    ...createdAt(ctx.now()),
+    ...timestamps,
   };
 }
 

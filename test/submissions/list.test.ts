@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
+import {
+  type AttachmentRecord,
+  attachmentView,
+  type SubmissionRecord,
+} from "../../src/domain/submission-record.ts";
 import { download, type FilesEnv, submit, upload, withFiles } from "./setup.ts";
 
 const listPath = (env: FilesEnv, query = "") =>
@@ -90,6 +96,38 @@ describe("S5 list submissions", () => {
     assert.equal(viaContainer.status, 200);
     const without = await env.call("GET", listPath(env), { as: env.alice });
     assert.equal(without.body.form_definition, undefined);
+  });
+
+  it("lists the attachments each submission holds after S6 swaps a file, and those of records stored before they were kept", async () => {
+    const store = createMemoryStore();
+    const env = await withFiles({ store });
+    const first = (await upload(env, { bytes: "abc" })).body.id;
+    const posted = await submit(env, { name_1: "Ada", cv_9: first });
+    env.tick();
+    const second = (await upload(env, { bytes: "defg" })).body.id;
+    const path = `/api/restricted/form/${env.formId}/submission/${posted.body.id}`;
+    const body = { form_fields: [{ unique_system_name: "cv_9", submitted_value: second }] };
+    assert.equal((await env.call("POST", path, { as: env.alice, body })).status, 200);
+    const listed = await env.call("GET", listPath(env), { as: env.alice });
+    const read = await env.call("GET", path, { as: env.alice });
+    const shown = read.body.attachment_details.map((d: { attachment: unknown }) => d.attachment);
+    assert.deepEqual(listed.body.attachments, shown);
+    assert.deepEqual(
+      listed.body.attachments.map((a: { id: string; file_size: number }) => [a.id, a.file_size]),
+      [[second, 4]],
+    );
+    assert.equal(listed.body.attachments[0].modified_date_utc, env.clock.now.toISOString());
+    // Kept on the submission exactly as the claim left the attachment's own record.
+    const record = await store.get<AttachmentRecord>("attachments", env.formId, second);
+    assert.ok(record);
+    assert.deepEqual(listed.body.attachments, [attachmentView(record.record)]);
+    // A record stored before the attachments were kept on it: S5 reads them.
+    const stored = await store.get<SubmissionRecord>("submissions", env.formId, posted.body.id);
+    assert.ok(stored?.record.attachments_held);
+    const { attachments_held: _, ...older } = stored.record;
+    await store.replace("submissions", env.formId, older);
+    const again = await env.call("GET", listPath(env), { as: env.alice });
+    assert.deepEqual(again.body.attachments, listed.body.attachments);
   });
 
   it("filters by search words", async () => {

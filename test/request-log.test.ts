@@ -136,13 +136,21 @@ describe("request logs", () => {
       ["", false],
       [undefined, false],
     ];
-    for (const [given, kept] of cases) {
-      const headers: Record<string, string> = given === undefined ? {} : { "X-Request-Id": given };
-      const answer = await request(service, "GET", "/openapi.json", { headers });
-      const id = answer.headers.get("x-request-id") ?? "";
-      if (kept && given) assert.equal(id, given);
-      else assert.match(id, uuid, String(given));
-      assert.equal(lines.at(-1)?.fields.requestId, id);
+    // A JSON answer built by the router (with its id from the start) and an error answer.
+    for (const [path, status] of [
+      ["/openapi.json", 200],
+      ["/api/no-such-endpoint", 404],
+    ] as const) {
+      for (const [given, kept] of cases) {
+        const headers: Record<string, string> =
+          given === undefined ? {} : { "X-Request-Id": given };
+        const answer = await request(service, "GET", path, { headers });
+        assert.equal(answer.status, status);
+        const id = answer.headers.get("x-request-id") ?? "";
+        if (kept && given) assert.equal(id, given);
+        else assert.match(id, uuid, String(given));
+        assert.equal(lines.at(-1)?.fields.requestId, id);
+      }
     }
   });
 

@@ -22,12 +22,11 @@ export type JournalEntry =
  * the JSON, a newline. JSON escapes every newline inside strings, so a line is one entry.
  */
 export function encodeEntry(entry: JournalEntry): Buffer {
-  const json = Buffer.from(JSON.stringify(entry), "utf8");
-  const line = Buffer.allocUnsafe(json.length + 10);
-  line.write(crc32(json).toString(16).padStart(8, "0"), 0, "latin1");
-  line[8] = 0x20;
-  json.copy(line, 9);
-  line[line.length - 1] = 0x0a;
+  // Encoded once, into the line itself, with 8 placeholder digits: the CRC of the JSON's
+  // bytes then goes over them (one buffer per write instead of two and a copy; issue 12).
+  const line = Buffer.from(`00000000 ${JSON.stringify(entry)}\n`, "utf8");
+  const crc = crc32(line.subarray(9, line.length - 1));
+  line.write(crc.toString(16).padStart(8, "0"), 0, "latin1");
   return line;
 }
 

@@ -137,11 +137,14 @@ export class Segment {
     return bounds;
   }
 
-  /** Stores a copy of `record` under a fresh etag and returns another copy. */
+  /**
+   * Stores `record` under a fresh etag and returns it: the store owns what a write is given
+   * (the Store port), so neither is copied; reads still hand out copies.
+   */
   put<T extends StoreRecord>(record: T): Stored<T> {
-    const entry = { record: structuredClone(record), etag: randomUUID() };
+    const entry = { record, etag: randomUUID() };
     this.set(record.id, entry);
-    return { record: structuredClone(record), etag: entry.etag };
+    return { record, etag: entry.etag };
   }
 
   /** Deletes the record with that id. */

@@ -18,9 +18,19 @@ interface Entry {
   etag: string;
 }
 
+/** Freezes `value` and everything it holds; JSON records hold no cycles. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const field of Object.values(value)) deepFreeze(field);
+  }
+  return value;
+}
+
 /**
- * The executable spec of the `Store` port: plain maps, records copied in and out so that no
- * caller can change what is stored without a write. Nothing survives the process.
+ * The executable spec of the `Store` port: plain maps. Reads hand out copies; what a write
+ * is given belongs to the store and is frozen (see the port's ownership rule). Nothing
+ * survives the process.
  */
 export function createMemoryStore(): Store {
   const collections = new Map<string, Map<string, Map<string, Entry>>>();
@@ -40,10 +50,10 @@ export function createMemoryStore(): Store {
   }
 
   function put<T extends StoreRecord>(records: Map<string, Entry>, record: T): Stored<T> {
-    const entry = { record: structuredClone(record), etag: randomUUID() };
+    // The store owns what a write is given (the Store port): no copy, but frozen, so that a
+    // caller changing it afterwards fails here in tests instead of corrupting a real store.
+    const entry = { record: deepFreeze(record), etag: randomUUID() };
     records.set(record.id, entry);
-    // The store keeps its own copy; the caller's record stays the caller's, so it goes back
-    // as it came rather than cloned a second time.
     return { record, etag: entry.etag };
   }
 

@@ -17,8 +17,31 @@ export function requestIdOf(request: Request): string {
   return given !== null && plainId.test(given) ? given : crypto.randomUUID();
 }
 
+/** Responses built with their `X-Request-Id` already in place ({@link jsonWithRequestId}). */
+const identified = new WeakSet<Response>();
+
+/**
+ * A JSON response carrying `X-Request-Id: id` and `extra` headers from the start. Headers
+ * given as a plain object reach the host as they are: `@hono/node-server` then writes them
+ * without building a `Headers` object, which setting one afterwards would (issue 12).
+ */
+export function jsonWithRequestId(
+  status: number,
+  body: unknown,
+  id: string,
+  extra?: Record<string, string>,
+): Response {
+  const response = new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...extra, "x-request-id": id },
+  });
+  identified.add(response);
+  return response;
+}
+
 /** `response` with `X-Request-Id: id`, copied first when its headers are read-only. */
 export function withRequestId(response: Response, id: string): Response {
+  if (identified.has(response)) return response;
   try {
     response.headers.set("x-request-id", id);
     return response;

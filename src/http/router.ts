@@ -23,6 +23,7 @@ import { submissionRoutes } from "../routes/submissions.ts";
 import { webhookRoutes } from "../routes/webhooks.ts";
 import { countRequest } from "./rate-limit-stage.ts";
 import { RateLimitedError, type RateLimits } from "./rate-limits.ts";
+import { jsonWithRequestId } from "./request-id.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
 import { routesOfPath } from "./route-table.ts";
 
@@ -65,6 +66,10 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       (result: unknown, request: RouteRequest) => {
         // No route answered: the path lies outside `basePath`, where the catch-all is not.
         if (result === undefined) throw new NotFoundError("No such endpoint");
+        if (!(result instanceof Response) && request.requestId !== undefined) {
+          // Built with all its headers: the common answer touches no `Headers` object.
+          return jsonWithRequestId(200, result, request.requestId, request.rateLimit);
+        }
         const response = result instanceof Response ? result : json(200, result);
         for (const [name, value] of Object.entries(request.rateLimit ?? {}))
           response.headers.set(name, value);

@@ -7,6 +7,7 @@ import express from "express";
 import { createFormService } from "formwork";
 import { createMemoryStore } from "formwork/adapters/memory";
 import { createApp } from "../../examples/express/app.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { type Running, startApp, walkThrough } from "./walkthrough.ts";
 
 describe("the Express example, formwork under /forms", () => {
@@ -54,7 +55,7 @@ describe("the Express example, formwork under /forms", () => {
   });
 
   it("describes itself at /forms/openapi.json", async () => {
-    const response = await fetch(`${running.origin}/forms/openapi.json`);
+    const response = await conformingHttpFetch("/forms")(`${running.origin}/forms/openapi.json`);
     assert.equal(response.status, 200);
     assert.deepEqual((await response.json()).servers, [{ url: "/forms" }]);
   });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { getRequestListener } from "@hono/node-server";
 import { createApp } from "../../examples/hono/app.ts";
+import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { type Running, startApp, walkThrough } from "./walkthrough.ts";
 
 describe("the Hono example, formwork under /forms", () => {
@@ -29,7 +30,7 @@ describe("the Hono example, formwork under /forms", () => {
   });
 
   it("describes itself at /forms/openapi.json", async () => {
-    const response = await fetch(`${running.origin}/forms/openapi.json`);
+    const response = await conformingHttpFetch("/forms")(`${running.origin}/forms/openapi.json`);
     assert.equal(response.status, 200);
     assert.deepEqual((await response.json()).servers, [{ url: "/forms" }]);
   });

@@ -9,6 +9,7 @@
  */
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService } from "../src/index.ts";
+import { postJson } from "./seeded-form.ts";
 
 const ROUNDS = 3;
 const POSTS = 3000;
@@ -52,18 +53,8 @@ const service = createFormService({
   webhookPollMs: 0,
 });
 
-async function call(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await service.fetch(
-    new Request(`http://bench${path}`, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
-  const answer = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
+const call = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  postJson(service, path, body, headers);
 
 const account = await call(
   "/api/admin/accounts",

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v7 } from "uuid";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
-import { createFormService, type Store } from "../src/index.ts";
+import { createFormService, type FormService, type Store } from "../src/index.ts";
 
 /** The admin secret of the seeded data's servers. */
 export const adminSecret = "bench-admin-secret";
@@ -40,23 +40,35 @@ export interface SeededForm {
  * through the store in batches of concurrent creates (not through HTTP), with the form's
  * counter to match.
  */
+/**
+ * POSTs `body` as JSON to `path` of `service` in process. @returns the parsed answer.
+ * @throws when the answer is not a 2xx.
+ */
+export async function postJson(
+  service: FormService,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const response = await service.fetch(
+    new Request(`http://bench${path}`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
 export async function seedForm(count: number): Promise<SeededForm> {
   const directory = await mkdtemp(join(tmpdir(), "formwork-bench-"));
   const store = createLowdbStore({ directory });
   const service = createFormService({ store, adminSecret, sweepIntervalMs: 0 });
   try {
-    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const response = await service.fetch(
-        new Request(`http://bench${path}`, {
-          method: "POST",
-          headers: { ...headers, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        }),
-      );
-      const answer = (await response.json()) as Record<string, unknown>;
-      if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-      return answer;
-    };
+    const call = (path: string, headers: Record<string, string>, body: unknown) =>
+      postJson(service, path, body, headers);
     const account = await call(
       "/api/admin/accounts",
       { AdminSecret: adminSecret },

@@ -18,7 +18,7 @@ import { performance } from "node:perf_hooks";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
 import { createFormService, createHttpWebhookSender, type FormService } from "../src/index.ts";
 import { attemptDelivery } from "../src/webhooks/http-attempt.ts";
-import { formBody } from "./seeded-form.ts";
+import { formBody, postJson } from "./seeded-form.ts";
 
 const DELIVERIES = 3000;
 const ROUNDS = 3;
@@ -61,18 +61,7 @@ function service(directory: string, pollMs: number) {
   });
 }
 
-async function call(s: FormService, path: string, body: unknown, headers = {}) {
-  const response = await s.fetch(
-    new Request(`http://bench${path}`, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
-  const answer = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
+const call = postJson;
 
 /** An account, a form with a webhook to `url`; @returns S2 of that form. */
 async function formWithHook(s: FormService, url: string) {

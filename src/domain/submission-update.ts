@@ -3,29 +3,23 @@
  * moves, so that a crash leaves the form's inventory counts equal to what the stored
  * submissions took (inventory.ts).
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { type Context, collections } from "../context.ts";
 import { ValidationError } from "../errors.ts";
-import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
+import type { BatchOp, Stored } from "../ports/store.ts";
 import { claimedRecord, claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
 import { readAttachments, removalOps } from "./attachment-removal.ts";
+import { batchAgain } from "./count-changes.ts";
 import { counterOp } from "./counters.ts";
 import { formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
-import { compileRules } from "./form-rules.ts";
+import { compileRules, type FormRules } from "./form-rules.ts";
 import { formCounter, formSnapshot, readFormCounter, versionOf } from "./form-snapshots.ts";
 import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "./inventory.ts";
 import { searchWordsOf } from "./search-words.ts";
 import { type PlannedActions, planPostSubmissionActions } from "./submission-actions.ts";
 import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
-import {
-  bytesOf,
-  readSubmission,
-  type SubmissionInput,
-  slotAttempts,
-  written,
-} from "./submissions.ts";
+import { bytesOf, readSubmission, type SubmissionInput } from "./submissions.ts";
 import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
 import { submissionCreatedOps } from "./webhook-outbox.ts";
 
@@ -34,9 +28,10 @@ import { submissionCreatedOps } from "./webhook-outbox.ts";
  * replace, conditional on its etag as read, goes in one `Store.batch` with, when the
  * inventory it holds changes or it stops being a draft, the form's counter conditional on its
  * etag (what it held given back, what it now chooses taken) and, for a draft that becomes a
- * submission, its webhook deliveries and the form's actions (submission-actions.ts). A batch that loses a race (an S2, S6 or S7 moved the
- * counter, or another S6 this submission) reads both again and applies the edit to what it
- * reads, as S2 does. The same batch claims new files (their bytes taken off the form's
+ * submission, its webhook deliveries and the form's actions (submission-actions.ts). A
+ * batch that loses a race (an S2, S6 or S7 moved the counter, or another S6 this
+ * submission) reads both again and applies the edit to what it reads, as S2 does
+ * (`batchAgain`). The same batch claims new files (their bytes taken off the form's
  * unclaimed count) and deletes the attachment records of files dropped from a file field
  * (their bytes given back to the owner's storage quota); their blobs are deleted after it.
  */
@@ -46,30 +41,32 @@ export async function updateSubmission(
   submissionId: string,
   input: SubmissionInput,
 ) {
+  const rules = compileRules(form);
   let stored = await readSubmission(ctx, form.id, submissionId);
-  for (let attempt = 1; ; attempt++) {
-    const edited = await editedRecord(ctx, form, stored.record, input);
+  let written: (Awaited<ReturnType<typeof updateOps>> & Pick<EditedFiles, "removed">) | undefined;
+  await batchAgain(ctx, async (attempt) => {
+    if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
+    const edited = await editedRecord(ctx, form, rules, stored.record, input);
     const files = await filesOf(ctx, form, stored.record, edited);
-    const next = withHeld(form, stored.record, edited, files);
-    const { ops, webhooks, actions } = await updateOps(ctx, form, stored, next, files);
-    if (await written(ctx, ops)) {
-      await afterUpdate(ctx, form, files.removed, webhooks, actions);
-      return {
-        message: "Form submission has been updated successfully",
-        form_submission_item_updated: true,
-      };
-    }
-    if (attempt === slotAttempts) throw new StoreConflictError("etag", "submission contended");
-    // A little jitter keeps a crowd of writers from colliding in lock step.
-    await sleep(Math.random() * Math.min(attempt, 20));
-    stored = await readSubmission(ctx, form.id, submissionId);
-  }
+    const next = withHeld(stored.record, edited, files);
+    const update = await updateOps(ctx, form, rules, stored, next, files);
+    written = { ...update, removed: files.removed };
+    return update.ops;
+  });
+  const { removed, webhooks, actions } = written as NonNullable<typeof written>;
+  await afterUpdate(ctx, form, removed, webhooks, actions);
+  return {
+    message: "Form submission has been updated successfully",
+    form_submission_item_updated: true,
+  };
 }
 
 /** The files an S6 claims and the attachment records of the files it drops, as read. */
 interface EditedFiles {
   claims: Stored<AttachmentRecord>[];
   removed: Stored<AttachmentRecord>[];
+  /** The ids of the files the edited submission names. */
+  kept: Set<string>;
 }
 
 /**
@@ -87,7 +84,7 @@ async function filesOf(
   const kept = new Set(fileIdsOf(form_definition, next.form_fields));
   const dropped = fileIdsOf(form_definition, record.form_fields).filter((id) => !kept.has(id));
   const removed = await readAttachments(ctx, form.id, record.id, dropped);
-  return { claims, removed };
+  return { claims, removed, kept };
 }
 
 /**
@@ -96,13 +93,11 @@ async function filesOf(
  * without them (S5 reads its attachments).
  */
 function withHeld(
-  form: FormRecord,
   record: SubmissionRecord,
   next: SubmissionRecord,
-  { claims }: EditedFiles,
+  { claims, kept }: EditedFiles,
 ): SubmissionRecord {
   if (!record.attachments_held) return next;
-  const kept = new Set(fileIdsOf(form.form_definition, next.form_fields));
   const at = next.modified_date_utc;
   const attachments_held = [
     ...record.attachments_held.filter((file) => kept.has(file.id)),
@@ -115,6 +110,7 @@ function withHeld(
 async function editedRecord(
   ctx: Context,
   form: FormRecord,
+  rules: FormRules,
   record: SubmissionRecord,
   input: SubmissionInput,
 ): Promise<SubmissionRecord> {
@@ -132,7 +128,7 @@ async function editedRecord(
     form_fields: values,
     search_words: searchWordsOf(form.form_definition, values),
     is_draft_submission: draft,
-    inventory_taken: inventoryAfterEdit(compileRules(form), record, values, draft),
+    inventory_taken: inventoryAfterEdit(rules, record, values, draft),
     modified_date_utc: ctx.now().toISOString(),
   };
 }
@@ -146,6 +142,7 @@ async function editedRecord(
 async function updateOps(
   ctx: Context,
   form: FormRecord,
+  rules: FormRules,
   stored: Stored<SubmissionRecord>,
   next: SubmissionRecord,
   { claims, removed }: EditedFiles,
@@ -161,14 +158,14 @@ async function updateOps(
     ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
     ...claimOps(stored.record.id, claims, next.modified_date_utc),
   ];
-  const held = inventoryHeld(compileRules(form), stored.record);
+  const held = inventoryHeld(rules, stored.record);
   const wanted = next.inventory_taken ?? [];
   const becomes = stored.record.is_draft_submission && !next.is_draft_submission;
   const claimed = bytesOf(claims);
   const none = { ops, webhooks: [], actions: undefined };
   if (held.length === 0 && wanted.length === 0 && !becomes && claimed === 0) return none;
   const counter = await readFormCounter(ctx, form.id);
-  let counts = countsAfterRetake(counter?.record.counts ?? {}, compileRules(form), held, wanted);
+  let counts = countsAfterRetake(counter?.record.counts ?? {}, rules, held, wanted);
   if (claimed > 0 && counter) {
     // The claimed files' bytes leave the form's unclaimed count in the same write.
     counts ??= { ...counter.record.counts };

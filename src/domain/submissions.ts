@@ -1,13 +1,13 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Caller } from "../auth/caller.ts";
 import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
 import { NotFoundError, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { type BatchOp, StoreConflictError, type Stored } from "../ports/store.ts";
+import type { Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
 import { claimedRecord, claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
 import { readAttachments, removalOps } from "./attachment-removal.ts";
+import { batchAgain } from "./count-changes.ts";
 import { counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
@@ -22,7 +22,7 @@ import {
 import { countsAfterPost, inventoryHeld, inventoryTaken } from "./inventory.ts";
 import { quotaOp } from "./quotas.ts";
 import { searchWordsOf } from "./search-words.ts";
-import { planPostSubmissionActions } from "./submission-actions.ts";
+import { type PlannedActions, planPostSubmissionActions } from "./submission-actions.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { thanksPageOf } from "./thanks-page.ts";
@@ -44,10 +44,11 @@ interface QuantityLimitSettings {
  * S2: stores a submission to a form open to the caller. The form's counter (its submission
  * count and version, form-snapshots.ts) and, for a partner customer's form, the owner's
  * monthly quota counter are read; then the raised counters, the submission, its webhook
- * deliveries and its actions (submission-actions.ts) are written in ONE `Store.batch`, conditional on the counters' etags. So
- * `max_total_submissions` and the quota hold under concurrent posts, a form changed
- * meanwhile makes the post start over with the new form, and a crash leaves the counts
- * equal to the records (all or nothing; see the Store port for Cosmos DB across
+ * deliveries and its actions (submission-actions.ts) are written in ONE `Store.batch`,
+ * conditional on the counters' etags, and made again from fresh reads when one moved
+ * (`batchAgain`). So `max_total_submissions` and the quota hold under concurrent posts, a
+ * form changed meanwhile makes the post start over with the new form, and a crash leaves
+ * the counts equal to the records (all or nothing; see the Store port for Cosmos DB across
  * partitions). Files are read with the form's checks and claimed in the same batch, each
  * on the etag read, so no claim outlives a failed or cut-short S2; the batch's counter write
  * also takes their bytes off the form's cap on unclaimed uploads (unclaimed-uploads.ts).
@@ -62,8 +63,8 @@ export async function createSubmission(
   const draft = input.is_draft_submission ?? false;
   const id = newId();
   let checked: CheckedPost | undefined;
-  for (let attempt = 1; ; attempt++) {
-    const key = formCounter(formId);
+  let post: { snapshot: FormSnapshot; fresh: boolean; actions: PlannedActions } | undefined;
+  await batchAgain(ctx, async (attempt) => {
     const counter = await readFormCounter(ctx, formId);
     const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
     if (!snapshot) throw formNotFound();
@@ -89,8 +90,9 @@ export async function createSubmission(
       const unclaimed = counts[unclaimedBytesCount] ?? 0;
       counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
     }
-    const ops: BatchOp[] = [
-      counterOp(key, counter, counts),
+    post = { snapshot, fresh: !counter, actions };
+    return [
+      counterOp(formCounter(formId), counter, counts),
       ...(monthly ? [monthly] : []),
       {
         op: "create",
@@ -103,28 +105,21 @@ export async function createSubmission(
       // The claims in the batch: no claim is left without its submission.
       ...claimOps(id, checked.claims, submission.created_date_utc),
     ];
-    if (await written(ctx, ops)) {
-      // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
-      if (!counter) ctx.formSnapshots.set(formId, 0, snapshot);
-      if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
-      const flags = await actions.attempt();
-      return {
-        id,
-        message: "Submission posted successfully",
-        ...thanksPageOf(snapshot.form),
-        cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
-        email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
-        actionSuccessful: true,
-      };
-    }
-    if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
-    // A little jitter keeps a crowd of posters from colliding in lock step.
-    await sleep(Math.random() * Math.min(attempt, 20));
-  }
+  });
+  const { snapshot, fresh, actions } = post as NonNullable<typeof post>;
+  // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
+  if (fresh) ctx.formSnapshots.set(formId, 0, snapshot);
+  if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
+  const flags = await actions.attempt();
+  return {
+    id,
+    message: "Submission posted successfully",
+    ...thanksPageOf(snapshot.form),
+    cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
+    email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
+    actionSuccessful: true,
+  };
 }
-
-/** How many times S2, S6 and S7 try their batch before answering 409. */
-export const slotAttempts = 200;
 
 /** The bytes of the files `claims` holds. */
 export function bytesOf(claims: Stored<AttachmentRecord>[]): number {
@@ -198,21 +193,6 @@ function submissionOf(
 }
 
 /**
- * Writes `ops` as one batch. @returns `false` when a condition failed (a counter changed
- * since it was read, or another request created it first: read again and decide again);
- * nothing is written then.
- */
-export async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
-  try {
-    await ctx.store.batch(ops);
-    return true;
-  } catch (error) {
-    if (error instanceof StoreConflictError) return false;
-    throw error;
-  }
-}
-
-/**
  * S7: deletes a submission and frees its slot and inventory on the form, and deletes its
  * attachment records and gives their bytes back to the owner's storage quota, in one
  * `Store.batch` conditional on everything as read (a crash leaves all or nothing); then
@@ -220,17 +200,26 @@ export async function written(ctx: Context, ops: BatchOp[]): Promise<boolean> {
  */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
-  const key = formCounter(form.id);
-  for (let attempt = 1; stored; attempt++) {
+  let removed: Stored<AttachmentRecord>[] = [];
+  const rules = compileRules(form);
+  const written = await batchAgain(ctx, async (attempt) => {
+    if (attempt > 1) {
+      stored = await ctx.store.get<SubmissionRecord>(
+        collections.submissions,
+        form.id,
+        submissionId,
+      );
+    }
+    // Gone meanwhile: another S7 deleted it and gave everything back.
+    if (!stored) return null;
     const counter = await readFormCounter(ctx, form.id);
     const counts: Record<string, number> = { ...counter?.record.counts };
     // What the submission took, not what the current settings imply (inventory.ts).
-    const taken = inventoryHeld(compileRules(form), stored.record);
-    for (const name of ["submissions", ...taken])
+    for (const name of ["submissions", ...inventoryHeld(rules, stored.record)])
       counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
     const files = fileIdsOf(form.form_definition, stored.record.form_fields);
-    const removed = await readAttachments(ctx, form.id, submissionId, files);
-    const ops: BatchOp[] = [
+    removed = await readAttachments(ctx, form.id, submissionId, files);
+    return [
       {
         op: "delete",
         collection: collections.submissions,
@@ -239,21 +228,15 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
         ifMatch: stored.etag,
         previous: stored.record,
       },
-      counterOp(key, counter, counts),
+      counterOp(formCounter(form.id), counter, counts),
       // Its files and the storage they give back go with it: the quota stays equal to the records.
       ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
     ];
-    if (await written(ctx, ops)) {
-      for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
-      break;
-    }
-    if (attempt === slotAttempts) throw new StoreConflictError("etag", "form counter contended");
-    await sleep(Math.random() * Math.min(attempt, 20));
-    stored = await ctx.store.get<SubmissionRecord>(collections.submissions, form.id, submissionId);
-  }
+  });
+  if (written) for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
   return {
     message: "Form submission has been deleted successfully",
-    form_submission_item_deleted: stored !== null,
+    form_submission_item_deleted: written !== null,
   };
 }
 

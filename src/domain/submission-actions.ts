@@ -11,7 +11,9 @@ import { updateDelivery } from "./webhook-deliveries.ts";
 import {
   actionLogId,
   type DeliveryRecord,
+  newDeliveryOps,
   type OutboxEntry,
+  outboxEntryOf,
   outboxPartitionOf,
   pendingDelivery,
 } from "./webhook-outbox.ts";
@@ -79,20 +81,7 @@ export function planPostSubmissionActions(
     planned.push({ ...action, start });
   }
   return {
-    ops: planned.flatMap(({ delivery, entry }) => [
-      {
-        op: "create",
-        collection: collections.webhookDeliveries,
-        partition: delivery.webhook_id,
-        record: delivery,
-      },
-      {
-        op: "create",
-        collection: collections.webhookOutbox,
-        partition: outboxPartitionOf(entry.id),
-        record: entry,
-      },
-    ]),
+    ops: planned.flatMap(({ delivery, entry }) => newDeliveryOps(delivery, entry)),
     attempt: () => attemptAll(ctx, planned),
   };
 }
@@ -107,11 +96,9 @@ function plan(
   const logId = actionLogId(kind, submission.form_id);
   const delivery = pendingDelivery(ctx, submission, logId, payload, kind);
   const holdEnd = ctx.now().getTime() + ctx.actions.attemptMs + holdMarginMs;
+  // Held by this S2, its first attempt counted, due only once the hold ends.
   const entry: OutboxEntry = {
-    id: delivery.id,
-    kind,
-    form_id: submission.form_id,
-    webhook_id: logId,
+    ...outboxEntryOf(ctx, delivery),
     due_at: new Date(holdEnd).toISOString(),
     lease_owner: `s2:${delivery.id}`,
     attempts_made: 1,

@@ -87,22 +87,22 @@ export function submissionCreatedOps(
   });
   for (const webhook of webhooks) {
     const delivery = pendingDelivery(ctx, submission, webhook.id, payload);
-    ops.push(
-      {
-        op: "create",
-        collection: collections.webhookDeliveries,
-        partition: webhook.id,
-        record: delivery,
-      },
-      {
-        op: "create",
-        collection: collections.webhookOutbox,
-        partition: outboxPartitionOf(delivery.id),
-        record: outboxEntryOf(ctx, delivery),
-      },
-    );
+    ops.push(...newDeliveryOps(delivery, outboxEntryOf(ctx, delivery)));
   }
   return ops;
+}
+
+/** The batch ops that write a new delivery record in its log and its entry in the outbox. */
+export function newDeliveryOps(delivery: DeliveryRecord, entry: OutboxEntry): BatchOp[] {
+  return [
+    {
+      op: "create",
+      collection: collections.webhookDeliveries,
+      partition: delivery.webhook_id,
+      record: delivery,
+    },
+    outboxEntryOp(entry),
+  ];
 }
 
 /**
@@ -132,16 +132,21 @@ export function pendingDelivery(
 
 /** The batch op that puts a delivery in the outbox, due now, with its attempt count reset. */
 export function queueDeliveryOp(ctx: Context, delivery: DeliveryRecord): BatchOp {
+  return outboxEntryOp(outboxEntryOf(ctx, delivery));
+}
+
+/** The batch op that creates an outbox entry, in its partition (outbox-partitions.ts). */
+function outboxEntryOp(entry: OutboxEntry): BatchOp {
   return {
     op: "create",
     collection: collections.webhookOutbox,
-    partition: outboxPartitionOf(delivery.id),
-    record: outboxEntryOf(ctx, delivery),
+    partition: outboxPartitionOf(entry.id),
+    record: entry,
   };
 }
 
 /** The outbox entry of a delivery of any kind, due now, with its attempt count reset. */
-function outboxEntryOf(ctx: Context, delivery: DeliveryRecord): OutboxEntry {
+export function outboxEntryOf(ctx: Context, delivery: DeliveryRecord): OutboxEntry {
   return {
     id: delivery.id,
     ...(delivery.kind ? { kind: delivery.kind } : {}),

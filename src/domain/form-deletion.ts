@@ -6,7 +6,7 @@ import { batchAgain, type CountChange, countOps } from "./count-changes.ts";
 import { counterOp } from "./counters.ts";
 import { partnerIdOf } from "./customers.ts";
 import type { FormRecord, FormUserRecord } from "./form-record.ts";
-import { formChanged, formCounter, readFormCounter } from "./form-snapshots.ts";
+import { formCounter, formVersionCount, readFormCounter, versionOf } from "./form-snapshots.ts";
 import { emailPrincipal, ownerPrincipal, removeMembership } from "./memberships.ts";
 import { quotaCounter } from "./quotas.ts";
 import type { AttachmentRecord } from "./submission-record.ts";
@@ -15,9 +15,9 @@ import { actionLogId } from "./webhook-outbox.ts";
 /**
  * Deleting a form (F3) so that the owner's quotas equal what is stored after a crash at any
  * moment (issue 11). ONE `Store.batch` deletes the form record, gives back what it held of
- * the owner's quotas (the form, its admin collaborators, its files' bytes), rewrites the
- * form's counter on its etag (so that an S2, S3 or S7 that moved it meanwhile makes the
- * batch start over with what it wrote) and leaves a note that the form is being deleted.
+ * the owner's quotas (the form, its admin collaborators, its files' bytes), moves the
+ * form's version in its counter, on the counter's etag (so that an S2, S3 or S7 that moved
+ * it meanwhile makes the batch start over with what it wrote) and leaves a note that the form is being deleted.
  * The rest (its collaborators, submissions, files, webhooks and logs) is then deleted
  * partition by partition, and the note last; a crash in between leaves the note, and the
  * sweep finishes the deletion ({@link finishFormDeletions}). What the rest holds counts
@@ -39,9 +39,8 @@ interface FormDeletionNote {
  * @returns whether this call deleted it (`false` when it was gone already).
  */
 export async function deleteFormAndRecords(ctx: Context, formId: string): Promise<boolean> {
-  // First, so that an S2 still holding the form fails its slot and reads it again (gone).
-  await formChanged(ctx, formId);
   const written = await batchAgain(ctx, () => deletionOps(ctx, formId));
+  ctx.formSnapshots.forget(formId);
   if (!written) return false;
   await finishFormDeletion(ctx, formId);
   return true;
@@ -62,7 +61,12 @@ async function deletionOps(ctx: Context, formId: string): Promise<BatchOp[] | nu
       ifMatch: stored.etag,
       previous: stored.record,
     },
-    counterOp(formCounter(formId), counter, { ...counter?.record.counts }),
+    // The version moves in the same write: an S2 holding the form (on any instance) fails its
+    // batch or misses its snapshot, reads the form again and finds it gone.
+    counterOp(formCounter(formId), counter, {
+      ...counter?.record.counts,
+      [formVersionCount]: (versionOf(counter) ?? 0) + 1,
+    }),
     ...(await countOps(ctx, await quotaChanges(ctx, stored.record))),
     {
       op: "create",

@@ -30,7 +30,7 @@ const expected: Record<string, number> = {
   "S5 list submissions, next page (2 with files)": 4,
   "S6 update a submission": 8,
   "S7 delete a submission with its file": 9,
-  "F3 delete a form with 5 submissions and 1 file": 26,
+  "F3 delete a form with 5 submissions and 1 file": 24,
 };
 
 /**

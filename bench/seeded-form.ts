@@ -41,22 +41,21 @@ export interface SeededForm {
  * counter to match.
  */
 /**
- * POSTs `body` as JSON to `path` of `service` in process. @returns the parsed answer.
- * @throws when the answer is not a 2xx.
+ * POSTs `body` as JSON to `path` of `target`: a service in process, or the base URL of a
+ * running server. @returns the parsed answer. @throws when the answer is not a 2xx.
  */
 export async function postJson(
-  service: FormService,
+  target: FormService | string,
   path: string,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Record<string, unknown>> {
-  const response = await service.fetch(
-    new Request(`http://bench${path}`, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
+  const request = new Request(`${typeof target === "string" ? target : "http://bench"}${path}`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const response = await (typeof target === "string" ? fetch(request) : target.fetch(request));
   const answer = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
   return answer;
@@ -132,16 +131,8 @@ export async function heldBy(directory: string, formId: string): Promise<number>
  * admin secret is {@link adminSecret}). @returns the form id
  */
 export async function createBenchForm(base: string): Promise<string> {
-  const post = async (path: string, headers: Record<string, string>, body: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const answer = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const post = (path: string, headers: Record<string, string>, body: unknown) =>
+    postJson(base, path, body, headers);
   const account = await post(
     "/api/admin/accounts",
     { AdminSecret: adminSecret },

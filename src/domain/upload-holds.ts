@@ -1,6 +1,6 @@
 import { type Context, collections } from "../context.ts";
 import { ServiceError } from "../errors.ts";
-import { byteLimit } from "../http/multipart.ts";
+import { byteLimit, fileTooLarge } from "../http/multipart.ts";
 import type { BatchOp, StoreRecord } from "../ports/store.ts";
 import { uploadBucketOf } from "./attachment-sweep.ts";
 import { batchAgain, type CountChange, countOps } from "./count-changes.ts";
@@ -52,7 +52,7 @@ export async function holdUpload(
   limit: number,
 ): Promise<UploadHold> {
   const cap = unclaimedCapOf(ctx, quota);
-  let bound: () => ServiceError = () => overLimit(limit);
+  let bound: () => ServiceError = () => fileTooLarge(limit);
   let held = 0;
   const written = await batchAgain(ctx, async () => {
     const storage = await readStorageCounter(ctx, form, quota);
@@ -151,8 +151,4 @@ async function currentEtag(ctx: Context, record: AttachmentRecord): Promise<stri
     "conflict",
     "The upload was given up before it finished (its form was deleted, or it took longer than uploads may); nothing was stored",
   );
-}
-
-function overLimit(limit: number): ServiceError {
-  return new ServiceError("payload_too_large", `The file is larger than ${limit} bytes`);
 }

@@ -81,8 +81,7 @@ function malformed(message: string): ValidationError {
  */
 export function byteLimit(
   limit: number,
-  refusal: () => ServiceError = () =>
-    new ServiceError("payload_too_large", `The file is larger than ${limit} bytes`),
+  refusal: () => ServiceError = () => fileTooLarge(limit),
 ): TransformStream<Uint8Array, Uint8Array> {
   let seen = 0;
   return new TransformStream({
@@ -92,4 +91,9 @@ export function byteLimit(
       else controller.enqueue(chunk);
     },
   });
+}
+
+/** The 413 of a file larger than `limit` bytes. */
+export function fileTooLarge(limit: number): ServiceError {
+  return new ServiceError("payload_too_large", `The file is larger than ${limit} bytes`);
 }

@@ -1,31 +1,22 @@
 import type { Context } from "../context.ts";
 import { ServiceError } from "../errors.ts";
-import type { CounterKey } from "./counters.ts";
-import { formCounter } from "./form-snapshots.ts";
 
 /**
  * The cap on a form's unclaimed uploads: the bytes of files uploaded (S3) that no
  * submission holds yet. Without it, anonymous uploads that are never submitted take the
  * owner's storage quota (and the disk) for the whole grace period, and the files of real
- * submissions no longer fit. The count lives in a counter record changed only by
- * conditional writes (`adjustCount`), so concurrent uploads never pass the cap together.
- * An upload counts from S3 (its hold, upload-holds.ts) until a submission claims it or the
- * sweep removes it. The count lives in the form's counter record, beside its submission
- * count and version.
+ * submissions no longer fit. The count lives in the form's counter record, beside its
+ * submission count and version, and moves only in conditional writes, in the batch of the
+ * records it counts, so concurrent uploads never pass the cap together. An upload counts
+ * from S3 (its hold, upload-holds.ts) until a submission claims it or the sweep removes it.
  */
 
 /**
- * The count of the form's counter record (`formCounter`) that holds its unclaimed upload
+ * The count of the form's counter record (`formCounter` in form-snapshots.ts) that holds its unclaimed upload
  * bytes: S2 reads that record anyway, and gives back the bytes of the files it claims in
  * the same conditional write that takes its slot (`submissions.ts`).
  */
 export const unclaimedBytesCount = "unclaimed_bytes";
-const _countName = unclaimedBytesCount;
-
-/** The counter of a form's unclaimed upload bytes. */
-function _unclaimedCounter(formId: string): CounterKey {
-  return formCounter(formId);
-}
 
 /**
  * The most bytes a form's unclaimed uploads may hold: `limits.unclaimedUploadBytes`, and for

@@ -2,7 +2,7 @@ import type { Context } from "../context.ts";
 import { collections } from "../context.ts";
 import { StoreConflictError, type Stored } from "../ports/store.ts";
 import { outboxPartitions } from "./outbox-partitions.ts";
-import { updateDelivery } from "./webhook-deliveries.ts";
+import { changedDelivery, updateDelivery } from "./webhook-deliveries.ts";
 import type { DeliveryRecord, OutboxEntry } from "./webhook-outbox.ts";
 
 /** An outbox entry an instance holds, where it lives, and its etag as last written. */
@@ -113,9 +113,7 @@ export async function settleDelivered(
 ) {
   const { webhook_id: logId, id } = claim.record;
   if (known) {
-    const record = { ...known.record, attempts: [...known.record.attempts] };
-    change(record);
-    record.modified_date_utc = ctx.now().toISOString();
+    const record = changedDelivery(ctx, known.record, change);
     try {
       await ctx.store.batch([
         {

@@ -7,6 +7,19 @@ import { accessForm, requireRole } from "./form-access.ts";
 import { type DeliveryRecord, queueDeliveryOp } from "./webhook-outbox.ts";
 import { readWebhook } from "./webhooks.ts";
 
+/** A copy of `delivery` with `change` applied and its modified date moved. */
+export function changedDelivery(
+  ctx: Context,
+  delivery: DeliveryRecord,
+  change: (delivery: DeliveryRecord) => void,
+): DeliveryRecord {
+  // `change` appends attempts and sets fields; the attempts already there stay as they are.
+  const next = { ...delivery, attempts: [...delivery.attempts] };
+  change(next);
+  next.modified_date_utc = ctx.now().toISOString();
+  return next;
+}
+
 /**
  * Changes a delivery record, re-reading and re-applying `change` when another write got
  * there first (the worker appending an attempt while someone asks for a redelivery).
@@ -29,10 +42,7 @@ export async function updateDelivery(
       deliveryId,
     );
     if (!stored) return null;
-    // `change` appends attempts and sets fields; the attempts already there stay as they are.
-    const next = { ...stored.record, attempts: [...stored.record.attempts] };
-    change(next);
-    next.modified_date_utc = ctx.now().toISOString();
+    const next = changedDelivery(ctx, stored.record, change);
     try {
       return await ctx.store.replace(collections.webhookDeliveries, webhookId, next, {
         ifMatch: stored.etag,

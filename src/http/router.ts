@@ -66,14 +66,13 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       (result: unknown, request: RouteRequest) => {
         // No route answered: the path lies outside `basePath`, where the catch-all is not.
         if (result === undefined) throw new NotFoundError("No such endpoint");
-        if (!(result instanceof Response) && request.requestId !== undefined) {
+        if (!(result instanceof Response)) {
           // Built with all its headers: the common answer touches no `Headers` object.
           return jsonWithRequestId(200, result, request.requestId, request.rateLimit);
         }
-        const response = result instanceof Response ? result : json(200, result);
         for (const [name, value] of Object.entries(request.rateLimit ?? {}))
-          response.headers.set(name, value);
-        return response;
+          result.headers.set(name, value);
+        return result;
       },
     ],
   });

@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdir } from "node:fs/promises";
 import { test } from "node:test";
-import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { collections } from "../../src/context.ts";
 import { createFormService } from "../../src/index.ts";
 import type { BatchOp, Store } from "../../src/ports/store.ts";
+import { store as blobStore, tempDir } from "../adapters/fs-blob-fixture.ts";
 import { crashingStore } from "../crashing-store.ts";
 import { formInput, uploadBytes } from "../helpers.ts";
 import { customerBody, tokenSecret, withPartner } from "./setup.ts";
@@ -26,19 +24,13 @@ function crashAfterFormDelete(inner: Store) {
 
 const fileField = { unique_system_name: "cv_1", type: "file", label: "CV", max_file_size: 1000 };
 
-test("a crash right after F3's batch leaves the owner's quotas equal to what is stored, and the sweep finishes the deletion", async (t) => {
-  const directory = await mkdtemp(join(tmpdir(), "formwork-form-deletion-"));
-  t.after(() => rm(directory, { recursive: true, force: true }));
+test("a crash right after F3's batch leaves the owner's quotas equal to what is stored, and the sweep finishes the deletion", async () => {
+  const directory = await tempDir();
   const inner = createMemoryStore();
   const crashing = crashAfterFormDelete(inner);
   const clock = { now: new Date("2026-11-15T10:00:00.000Z") };
   const now = () => clock.now;
-  const blobs = createFsBlobStore({
-    directory,
-    storageUrl: "http://localhost/storage",
-    signingSecret: "test signing secret",
-    now,
-  });
+  const blobs = await blobStore({ directory, now });
   const limits = { unclaimedUploadQuotaShare: 1 };
   const env = await withPartner({ store: crashing.store, blobs, now, limits, onError: () => {} });
   const customerId = await env.addCustomer(customerBody("carla@example.com", { storage: 1500 }));

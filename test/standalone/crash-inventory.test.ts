@@ -12,13 +12,9 @@ import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import type { Page } from "../../src/ports/store.ts";
-import { conformingHttpFetch } from "../openapi/conformance.ts";
+import { adminSecret, call as answer } from "./crash-fixture.ts";
 import { start, stop } from "./server-process.ts";
 
-/** The server's answers, each checked against the OpenAPI document on the way. */
-const fetch = conformingHttpFetch("");
-
-const adminSecret = "test-admin-secret";
 const sessions = ["am", "pm", "eve"] as const;
 const formBody = {
   form_configuration: { settings: { form_name: "Sessions", form_type: "classicsingle" } },
@@ -36,25 +32,15 @@ const formBody = {
 
 type Headers = Record<string, string>;
 
-/** One call; `undefined` when the process died before it answered. */
-async function call(
+/** One call (crash-fixture.ts); `undefined` when the process died before it answered. */
+function call(
   server: StandaloneServer,
   method: string,
   path: string,
   auth: Headers,
   body?: unknown,
 ) {
-  try {
-    const response = await fetch(`${server.base}${path}`, {
-      method,
-      headers: { ...auth, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  } catch {
-    return undefined;
-  }
+  return answer(server, method, path, auth, body).catch(() => undefined);
 }
 
 function pick<T>(items: readonly T[]): T {

@@ -1,0 +1,34 @@
+/**
+ * The adapter kit, published as `formwork/ports`: everything an adapter author needs to write
+ * a store, a blob store, a mailer, a logger or a webhook sender as good as the built-in ones,
+ * and nothing of the service's insides. The built-in adapters import only this module and
+ * their own SDK, exactly as a third party would.
+ */
+export type { BlobInfo, BlobStore } from "./blob-store.ts";
+export { downloadHeaders, safeFilename } from "./download-headers.ts";
+export { compareValues, decodeCursor, evaluateQuery } from "./evaluate-query.ts";
+export type { LogFields, Logger } from "./logger.ts";
+export { type Mailer, type MailMessage, MailRejectedError } from "./mailer.ts";
+export { queryAll } from "./query-all.ts";
+export {
+  type BatchOp,
+  batchOpId,
+  type Condition,
+  checkBatch,
+  type Page,
+  type Query,
+  type Scalar,
+  type Store,
+  StoreConflictError,
+  StoreContinuationError,
+  type Stored,
+  type StoreRecord,
+  type WriteOptions,
+} from "./store.ts";
+export type {
+  AttemptOutcome,
+  DeliveryControl,
+  DeliveryResult,
+  WebhookMessage,
+  WebhookSender,
+} from "./webhook-sender.ts";

@@ -1,24 +1,24 @@
-import type { Context } from "./context.ts";
 import {
   type AccountSummary,
   accountTokens,
   localAccounts,
   type TokenSummary,
-} from "./domain/account-lists.ts";
+} from "./domain/accounts/account-lists.ts";
 import {
   createAccount,
   createToken,
   findAccount,
   type IssuedToken,
   revokeToken,
-} from "./domain/accounts.ts";
-import { createPartner, type IssuedPartner } from "./domain/partners.ts";
-import { NotFoundError } from "./errors.ts";
-import { parseWith } from "./http/parse.ts";
-import { parseGuid, parseUserId } from "./ids.ts";
+} from "./domain/accounts/accounts.ts";
+import { createPartner, type IssuedPartner } from "./domain/accounts/partners.ts";
+import type { Context } from "./domain/context.ts";
+import { NotFoundError } from "./kernel/errors.ts";
+import { parseGuid, parseUserId } from "./kernel/ids.ts";
+import { parseWith } from "./kernel/parse.ts";
 import { createAccountBody, createPartnerBody } from "./schemas/admin.ts";
 
-export type { AccountSummary, TokenSummary } from "./domain/account-lists.ts";
+export type { AccountSummary, TokenSummary } from "./domain/accounts/account-lists.ts";
 
 /**
  * The programmatic admin API (**extension**, design.md §2): issues, lists and revokes

@@ -3,11 +3,13 @@
  * `fetch` handler over pluggable storage ports.
  */
 export type { AccountSummary, AdminApi, TokenSummary } from "./admin.ts";
-export type { Caller } from "./auth/caller.ts";
-export type { Limits } from "./context.ts";
-export type { Device } from "./device.ts";
-export { type CustomerQuotas, defaultCustomerQuotas } from "./domain/customer-quotas.ts";
-export type { CustomerRecord, CustomerStatus } from "./domain/customers.ts";
+export type { Caller } from "./domain/accounts/caller.ts";
+export type { CustomerRecord, CustomerStatus } from "./domain/accounts/customers.ts";
+export type { PartnerOptions } from "./domain/accounts/partner-settings.ts";
+export type { Limits } from "./domain/context.ts";
+export type { Device } from "./domain/device.ts";
+export { type CustomerQuotas, defaultCustomerQuotas } from "./domain/quotas/customer-quotas.ts";
+export type { RateLimitOptions } from "./http/rate-limits.ts";
 export {
   BodyAbortedError,
   ConflictError,
@@ -20,14 +22,12 @@ export {
   UnauthorizedError,
   ValidationError,
   type ValidationIssue,
-} from "./errors.ts";
-export type { RateLimitOptions } from "./http/rate-limits.ts";
+} from "./kernel/errors.ts";
 export {
   createSmtpMailer,
   nodemailerMessage,
   type SmtpMailerOptions,
 } from "./mail/smtp-mailer.ts";
-export type { PartnerOptions } from "./partner-settings.ts";
 export type { BlobInfo, BlobStore } from "./ports/blob-store.ts";
 export { evaluateQuery } from "./ports/evaluate-query.ts";
 export type { LogFields, Logger } from "./ports/logger.ts";

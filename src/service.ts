@@ -1,10 +1,10 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
-import type { Context, Limits } from "./context.ts";
-import { sweepAttachments } from "./domain/attachment-sweep.ts";
-import { finishFormDeletions } from "./domain/form-deletion.ts";
-import { createFormSnapshots } from "./domain/form-snapshots.ts";
-import { startWebhookWorker } from "./domain/webhook-worker.ts";
-import { errorEnvelope, ServiceError } from "./errors.ts";
+import { type PartnerOptions, resolvePartnerSettings } from "./domain/accounts/partner-settings.ts";
+import { sweepAttachments } from "./domain/attachments/attachment-sweep.ts";
+import type { Context, Limits } from "./domain/context.ts";
+import { finishFormDeletions } from "./domain/forms/form-deletion.ts";
+import { createFormSnapshots } from "./domain/forms/form-snapshots.ts";
+import { startWebhookWorker } from "./domain/webhooks/webhook-worker.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { createRateLimits, type RateLimitOptions } from "./http/rate-limits.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
@@ -14,17 +14,17 @@ import {
   type RequestLog,
   unknownRoute,
 } from "./http/request-log.ts";
-import type { RouteRequest } from "./http/route-request.ts";
-import { routePatternOf } from "./http/route-table.ts";
-import { createRouter, failureResponse } from "./http/router.ts";
-import { type PartnerOptions, resolvePartnerSettings } from "./partner-settings.ts";
+import { errorEnvelope, ServiceError } from "./kernel/errors.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Logger } from "./ports/logger.ts";
 import type { Mailer } from "./ports/mailer.ts";
 import type { Store } from "./ports/store.ts";
+import type { RetryPolicy } from "./ports/webhook-retries.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
+import type { RouteRequest } from "./routes/route-request.ts";
+import { routePatternOf } from "./routes/route-table.ts";
+import { createRouter, failureResponse } from "./routes/router.ts";
 import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
-import type { RetryPolicy } from "./webhooks/retries.ts";
 
 /** Options of {@link createFormService}. */
 export interface FormServiceOptions {

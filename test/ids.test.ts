@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { validate, version } from "uuid";
-import { newId } from "../src/ids.ts";
+import { newId } from "../src/kernel/ids.ts";
 
 describe("newId", () => {
   it("makes distinct UUIDv7 ids in creation order, past one pool of random bytes", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { roleNames } from "../src/domain/roles.ts";
+import { roleNames } from "../src/domain/forms/roles.ts";
 import { formInput, setup, type TestUser } from "./helpers.ts";
 
 type Who = "owner" | (typeof roleNames)[number] | "stranger" | "anonymous";

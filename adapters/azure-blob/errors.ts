@@ -1,5 +1,5 @@
 /** What the Azure Storage SDK's failures mean for the BlobStore port. */
-import { ServiceError } from "../../src/errors.ts";
+import { ServiceError } from "../../src/kernel/errors.ts";
 
 /** An error of this adapter, naming it so that logs point at the right place. */
 export function azureBlobError(message: string, cause?: unknown): Error {

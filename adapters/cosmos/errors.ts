@@ -1,5 +1,5 @@
 /** What the Cosmos DB SDK's failures mean for the Store port. */
-import { ServiceError } from "../../src/errors.ts";
+import { ServiceError } from "../../src/kernel/errors.ts";
 import { StoreConflictError } from "../../src/ports/store.ts";
 
 /** An error of this adapter, naming it so that logs point at the right place. */

@@ -2,7 +2,12 @@
  * Serves the fs blob store's signed links under its storage path: checks the link, then
  * streams the blob as an attachment that browsers neither render nor sniff.
  */
-import { errorEnvelope, ForbiddenError, NotFoundError, ServiceError } from "../../src/errors.ts";
+import {
+  errorEnvelope,
+  ForbiddenError,
+  NotFoundError,
+  ServiceError,
+} from "../../src/kernel/errors.ts";
 import { downloadHeaders } from "../../src/ports/download-headers.ts";
 import type { OpenBlob } from "./blob-file.ts";
 import { isName } from "./names.ts";

@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
-import { ServiceError } from "../../src/errors.ts";
+import { ServiceError } from "../../src/kernel/errors.ts";
 import { lowdbError } from "./errors.ts";
 import { encodeEntry, type JournalEntry } from "./journal-entries.ts";
 import { journalFile, syncFolder } from "./journal-files.ts";

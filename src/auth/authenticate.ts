@@ -1,9 +1,9 @@
-import type { Context } from "../context.ts";
-import { collections } from "../context.ts";
-import { type AccountRecord, findAccount, type TokenRecord } from "../domain/accounts.ts";
-import { UnauthorizedError } from "../errors.ts";
-import type { Caller } from "./caller.ts";
-import { secretMatches } from "./secrets.ts";
+import { type AccountRecord, findAccount, type TokenRecord } from "../domain/accounts/accounts.ts";
+import type { Caller } from "../domain/accounts/caller.ts";
+import { secretMatches } from "../domain/accounts/secrets.ts";
+import type { Context } from "../domain/context.ts";
+import { collections } from "../domain/context.ts";
+import { UnauthorizedError } from "../kernel/errors.ts";
 
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,8 +1,8 @@
 import { errors, jwtVerify, SignJWT } from "jose";
-import type { Context } from "../context.ts";
-import { type CustomerRecord, customerOf, partnerIdOf } from "../domain/customers.ts";
-import { UnauthorizedError } from "../errors.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "../domain/accounts/caller.ts";
+import { type CustomerRecord, customerOf, partnerIdOf } from "../domain/accounts/customers.ts";
+import type { Context } from "../domain/context.ts";
+import { UnauthorizedError } from "../kernel/errors.ts";
 
 /**
  * Customer login tokens (P1, P2; design.md §2): JWTs signed with HS256 under the service's

@@ -1,7 +1,7 @@
-import { type Context, collections } from "../context.ts";
-import type { PartnerRecord } from "../domain/partners.ts";
-import { UnauthorizedError } from "../errors.ts";
-import { hashSecret, secretMatches } from "./secrets.ts";
+import type { PartnerRecord } from "../domain/accounts/partners.ts";
+import { hashSecret, secretMatches } from "../domain/accounts/secrets.ts";
+import { type Context, collections } from "../domain/context.ts";
+import { UnauthorizedError } from "../kernel/errors.ts";
 
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -1,5 +1,5 @@
-import { BodyAbortedError, ServiceError, ValidationError } from "../errors.ts";
-import { jsonBounds, nestsDeeperThan } from "../json-bounds.ts";
+import { BodyAbortedError, ServiceError, ValidationError } from "../kernel/errors.ts";
+import { jsonBounds, nestsDeeperThan } from "../kernel/json-bounds.ts";
 
 /**
  * Reads a JSON request body of at most `limit` bytes. A missing body reads as `undefined`.

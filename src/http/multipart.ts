@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
-import { BodyAbortedError, ServiceError, ValidationError } from "../errors.ts";
+import { BodyAbortedError, ServiceError, ValidationError } from "../kernel/errors.ts";
 
 /** One uploaded file, as it streams in. */
 export interface IncomingFile {

@@ -8,7 +8,7 @@
 // (rate-limiter-modules.d.ts).
 import RateLimiterMemory from "rate-limiter-flexible/lib/RateLimiterMemory.js";
 import RateLimiterRes from "rate-limiter-flexible/lib/RateLimiterRes.js";
-import { ServiceError } from "../errors.ts";
+import { ServiceError } from "../kernel/errors.ts";
 
 /** Options of the rate limits, under `createFormService({ rateLimits })`. */
 export interface RateLimitOptions {

@@ -4,7 +4,7 @@
  * `actionSuccessful: false`. The hosted page answers its own failures as pages.
  */
 import * as v from "valibot";
-import { type ErrorCode, errorStatus } from "../errors.ts";
+import { type ErrorCode, errorStatus } from "../kernel/errors.ts";
 import type { SchemaObject } from "./json-schema.ts";
 import { failureStatuses, type NamedSchema, type Operation } from "./operation.ts";
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { behaviourSections, settingsSections } from "../domain/form-settings.ts";
-import { roleNames } from "../domain/roles.ts";
+import { roleNames } from "../domain/forms/roles.ts";
+import { behaviourSections, settingsSections } from "../domain/settings/form-settings.ts";
 import * as answers from "../schemas/answers.ts";
 import { emailSchema } from "../schemas/common.ts";
 import { formBody } from "../schemas/forms.ts";

@@ -1,13 +1,8 @@
 import type { AdminApi } from "../admin.ts";
-import { hashSecret, secretMatches } from "../auth/secrets.ts";
-import { NotFoundError, UnauthorizedError } from "../errors.ts";
+import { hashSecret, secretMatches } from "../domain/accounts/secrets.ts";
 import { readJson } from "../http/body.ts";
-import {
-  envelope,
-  guidParam,
-  type RouteRequest,
-  type ServiceRouter,
-} from "../http/route-request.ts";
+import { NotFoundError, UnauthorizedError } from "../kernel/errors.ts";
+import { envelope, guidParam, type RouteRequest, type ServiceRouter } from "./route-request.ts";
 
 /**
  * The admin API over HTTP (**extension**), behind the `AdminSecret` header. Without a

@@ -1,21 +1,21 @@
 import * as v from "valibot";
-import { deviceOf } from "../device.ts";
-import { deleteEntry, insertEntries, listEntries } from "../domain/datalist-entries.ts";
+import { deleteEntry, insertEntries, listEntries } from "../domain/datalists/datalist-entries.ts";
 import {
   createDatalist,
   deleteDatalist,
   listDatalists,
   updateDatalist,
-} from "../domain/datalists.ts";
+} from "../domain/datalists/datalists.ts";
+import { deviceOf } from "../domain/device.ts";
 import { readJson } from "../http/body.ts";
-import { parseWith, readFlag } from "../http/parse.ts";
-import { callerOf, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
+import { parseWith, readFlag } from "../kernel/parse.ts";
 import {
   createDatalistBody,
   entryItem,
   entryItemsOf,
   updateDatalistBody,
 } from "../schemas/datalists.ts";
+import { callerOf, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";
 
 /** Datalists: D1–D7. */
 export function datalistRoutes(router: ServiceRouter): void {

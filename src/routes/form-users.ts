@@ -4,11 +4,11 @@ import {
   listFormUsers,
   removeFormUser,
   updateFormUser,
-} from "../domain/form-users.ts";
-import { type RoleFlags, roleNames } from "../domain/roles.ts";
-import { parseWith, readFlag } from "../http/parse.ts";
-import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
+} from "../domain/forms/form-users.ts";
+import { type RoleFlags, roleNames } from "../domain/forms/roles.ts";
+import { parseWith, readFlag } from "../kernel/parse.ts";
 import { emailSchema } from "../schemas/common.ts";
+import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";
 
 /** Form users: U1–U4. Roles travel as `0`/`1` query flags. */
 export function formUserRoutes(router: ServiceRouter): void {

@@ -1,11 +1,17 @@
-import { renderForm } from "../domain/form-rendering.ts";
-import { updateSettingsSection } from "../domain/form-settings.ts";
-import { cloneForm, createForm, deleteForm, listForms, replaceForm } from "../domain/forms.ts";
-import { ValidationError } from "../errors.ts";
+import { renderForm } from "../domain/forms/form-rendering.ts";
+import {
+  cloneForm,
+  createForm,
+  deleteForm,
+  listForms,
+  replaceForm,
+} from "../domain/forms/forms.ts";
+import { updateSettingsSection } from "../domain/settings/form-settings.ts";
 import { readJson } from "../http/body.ts";
-import { parseWith, readFlag } from "../http/parse.ts";
-import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
+import { ValidationError } from "../kernel/errors.ts";
+import { parseWith, readFlag } from "../kernel/parse.ts";
 import { formBody } from "../schemas/forms.ts";
+import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";
 
 /** Forms: F1–F5 and the create and whole-update extensions. */
 export function formRoutes(router: ServiceRouter): void {

@@ -1,7 +1,7 @@
-import { renderForm } from "../domain/form-rendering.ts";
-import { type ErrorCode, ServiceError } from "../errors.ts";
+import { renderForm } from "../domain/forms/form-rendering.ts";
 import { formPage, messagePage } from "../hosted-page/page.ts";
-import { guidParam, type ServiceRouter } from "../http/route-request.ts";
+import { type ErrorCode, ServiceError } from "../kernel/errors.ts";
+import { guidParam, type ServiceRouter } from "./route-request.ts";
 
 /**
  * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under

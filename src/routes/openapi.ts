@@ -1,5 +1,5 @@
-import type { ServiceRouter } from "../http/route-request.ts";
 import type { openApiDocument } from "../openapi/document.ts";
+import type { ServiceRouter } from "./route-request.ts";
 
 /**
  * The OpenAPI 3.1 document (extension) at `/openapi.json`, built once on first request; its

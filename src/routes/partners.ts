@@ -1,13 +1,18 @@
 import { signCustomerToken } from "../auth/customer-jwt.ts";
 import { authenticatePartner } from "../auth/partner-credentials.ts";
-import type { Context } from "../context.ts";
-import { addCustomer, findCustomer, listCustomers, updateCustomer } from "../domain/customers.ts";
-import { NotFoundError, ValidationError } from "../errors.ts";
+import {
+  addCustomer,
+  findCustomer,
+  listCustomers,
+  updateCustomer,
+} from "../domain/accounts/customers.ts";
+import type { Context } from "../domain/context.ts";
 import { readJson } from "../http/body.ts";
-import { parseWith } from "../http/parse.ts";
-import { envelope, type RouteRequest, type ServiceRouter } from "../http/route-request.ts";
+import { NotFoundError, ValidationError } from "../kernel/errors.ts";
+import { parseWith } from "../kernel/parse.ts";
 import { emailSchema } from "../schemas/common.ts";
 import { parseCustomerBody } from "../schemas/partners.ts";
+import { envelope, type RouteRequest, type ServiceRouter } from "./route-request.ts";
 
 /**
  * Partner endpoints: P1 login token, P3 list, P4 add and P5 update customers. Each needs the

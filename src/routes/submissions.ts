@@ -1,25 +1,17 @@
 import { create as contentDisposition } from "content-disposition";
-import type { Context } from "../context.ts";
-import { deviceOf } from "../device.ts";
-import { storeAttachment } from "../domain/attachments.ts";
-import { accessForm, accessFormToSubmit, requireRole } from "../domain/form-access.ts";
-import { exportSubmissions } from "../domain/submission-export.ts";
-import { listSubmissions } from "../domain/submission-listing.ts";
-import { getAttachmentLink, getSubmission } from "../domain/submission-reading.ts";
-import { updateSubmission } from "../domain/submission-update.ts";
-import { createSubmission, deleteSubmission } from "../domain/submissions.ts";
-import { ServiceError } from "../errors.ts";
+import { storeAttachment } from "../domain/attachments/attachments.ts";
+import type { Context } from "../domain/context.ts";
+import { deviceOf } from "../domain/device.ts";
+import { accessForm, accessFormToSubmit, requireRole } from "../domain/forms/form-access.ts";
+import { exportSubmissions } from "../domain/submissions/submission-export.ts";
+import { listSubmissions } from "../domain/submissions/submission-listing.ts";
+import { getAttachmentLink, getSubmission } from "../domain/submissions/submission-reading.ts";
+import { updateSubmission } from "../domain/submissions/submission-update.ts";
+import { createSubmission, deleteSubmission } from "../domain/submissions/submissions.ts";
 import { readJson } from "../http/body.ts";
 import { receiveFile } from "../http/multipart.ts";
-import { parseWith } from "../http/parse.ts";
-import {
-  callerOf,
-  envelope,
-  guidParam,
-  type RouteRequest,
-  type ServiceRouter,
-  urlOf,
-} from "../http/route-request.ts";
+import { ServiceError } from "../kernel/errors.ts";
+import { parseWith } from "../kernel/parse.ts";
 import { safeFilename } from "../ports/download-headers.ts";
 import {
   parseExportQuery,
@@ -27,6 +19,14 @@ import {
   submissionBody,
   submissionUpdateBody,
 } from "../schemas/submissions.ts";
+import {
+  callerOf,
+  envelope,
+  guidParam,
+  type RouteRequest,
+  type ServiceRouter,
+  urlOf,
+} from "./route-request.ts";
 
 const downloadTypes = {
   csv: "text/csv; charset=utf-8",

@@ -3,13 +3,13 @@ import {
   listActionDeliveries,
   loggedActions,
   redeliverAction,
-} from "../domain/action-deliveries.ts";
-import { listDeliveries, redeliver } from "../domain/webhook-deliveries.ts";
-import { addWebhook, listWebhooks, removeWebhook } from "../domain/webhooks.ts";
+} from "../domain/webhooks/action-deliveries.ts";
+import { listDeliveries, redeliver } from "../domain/webhooks/webhook-deliveries.ts";
+import { addWebhook, listWebhooks, removeWebhook } from "../domain/webhooks/webhooks.ts";
 import { readJson } from "../http/body.ts";
-import { parseWith } from "../http/parse.ts";
-import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "../http/route-request.ts";
+import { parseWith } from "../kernel/parse.ts";
 import { webhookBody } from "../schemas/webhooks.ts";
+import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";
 
 /** Query of the deliveries list (extension). */
 export const deliveriesQuery = v.object({

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { formDefinitionSchema } from "../domain/form-definition.ts";
-import { formTypes } from "../domain/form-record.ts";
+import { formDefinitionSchema } from "../domain/forms/form-definition.ts";
+import { formTypes } from "../domain/forms/form-record.ts";
 import { nameSchema } from "./common.ts";
 
 /** Body of the form create and whole-update extensions (design.md §4). */

@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { quotaBodyField, quotaField, quotaNames } from "../domain/customer-quotas.ts";
-import { type CustomerFields, customerStatuses } from "../domain/customers.ts";
-import { ValidationError, type ValidationIssue } from "../errors.ts";
-import { parseWith } from "../http/parse.ts";
-import { neverModified } from "../timestamps.ts";
+import { type CustomerFields, customerStatuses } from "../domain/accounts/customers.ts";
+import { quotaBodyField, quotaField, quotaNames } from "../domain/quotas/customer-quotas.ts";
+import { ValidationError, type ValidationIssue } from "../kernel/errors.ts";
+import { parseWith } from "../kernel/parse.ts";
+import { neverModified } from "../kernel/timestamps.ts";
 import { emailSchema } from "./common.ts";
 
 const quotaMessage = "must be a whole number of 0 or more, as a number or a numeric string";

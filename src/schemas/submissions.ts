@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import { wordsOf } from "../domain/search-words.ts";
-import type { SubmissionExportOptions } from "../domain/submission-export.ts";
-import type { SubmissionListOptions } from "../domain/submission-listing.ts";
-import { parseWith } from "../http/parse.ts";
+import { wordsOf } from "../domain/submissions/search-words.ts";
+import type { SubmissionExportOptions } from "../domain/submissions/submission-export.ts";
+import type { SubmissionListOptions } from "../domain/submissions/submission-listing.ts";
+import { parseWith } from "../kernel/parse.ts";
 
 const submittedField = v.object({
   unique_system_name: v.string("must be a string"),

@@ -1,10 +1,10 @@
+import { retryAttempts } from "../ports/webhook-retries.ts";
 import type {
   DeliveryControl,
   DeliveryResult,
   WebhookMessage,
   WebhookSender,
 } from "../ports/webhook-sender.ts";
-import { retryAttempts } from "./retries.ts";
 
 // The HTTP client side (node:https and TLS, Standard Webhooks signing) loads on the first
 // delivery, not when the service starts: many servers never send one.

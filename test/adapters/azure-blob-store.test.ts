@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { describe, it } from "node:test";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { createAzureBlobStore } from "../../adapters/azure-blob/index.ts";
-import { ServiceError } from "../../src/errors.ts";
+import { ServiceError } from "../../src/kernel/errors.ts";
 import { runBlobStoreConformance } from "../../src/testing/index.ts";
 import { devAccount, startAzurite } from "../emulators/azurite.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { after, describe, it } from "node:test";
 import { type CosmosStoreOptions, createCosmosStore } from "../../adapters/cosmos/index.ts";
-import { ServiceError } from "../../src/errors.ts";
+import { ServiceError } from "../../src/kernel/errors.ts";
 import { countKinds, startCosmosEmulator } from "../emulators/cosmos.ts";
 
 const emulator = await startCosmosEmulator();

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { createServer, request, type Server } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { getRequestListener } from "@hono/node-server";
-import { BodyAbortedError, ServiceError } from "../../src/errors.ts";
 import { readJson } from "../../src/http/body.ts";
+import { BodyAbortedError, ServiceError } from "../../src/kernel/errors.ts";
 
 const limit = 64;
 

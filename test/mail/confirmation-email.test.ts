@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { confirmationEmailOf } from "../../src/domain/confirmation-email.ts";
-import type { FormRecord } from "../../src/domain/form-record.ts";
-import type { SubmissionRecord } from "../../src/domain/submission-record.ts";
+import type { FormRecord } from "../../src/domain/forms/form-record.ts";
+import type { SubmissionRecord } from "../../src/domain/submissions/submission-record.ts";
+import { confirmationEmailOf } from "../../src/domain/webhooks/confirmation-email.ts";
 
 function formWith(settings: unknown) {
   return {

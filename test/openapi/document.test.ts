@@ -4,8 +4,8 @@ import { describe, it } from "node:test";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import type { AdminApi } from "../../src/admin.ts";
 import { createRateLimits } from "../../src/http/rate-limits.ts";
-import { createRouter } from "../../src/http/router.ts";
 import { packageVersion } from "../../src/openapi/document.ts";
+import { createRouter } from "../../src/routes/router.ts";
 import { request, setup } from "../helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read as arbitrary JSON.

@@ -3,7 +3,7 @@
  * design.md §8 with a known code matching its status, and no stack trace or file path in
  * any answer.
  */
-import { errorStatus } from "../../src/errors.ts";
+import { errorStatus } from "../../src/kernel/errors.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const stackMarks = [

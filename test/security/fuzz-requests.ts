@@ -3,7 +3,7 @@
  * real or mangled, query values of every kind, credentials good, stale or garbage, a
  * content type that fits or lies, and a body from `fuzz-bodies.ts`.
  */
-import { settingsSections } from "../../src/domain/form-settings.ts";
+import { settingsSections } from "../../src/domain/settings/form-settings.ts";
 import { jsonBody, multipartBody } from "./fuzz-bodies.ts";
 import { anyId, anyString, encodeText, randomGuid } from "./fuzz-values.ts";
 import { adminSecret, type Operation, sampleBody, type World } from "./fuzz-world.ts";

@@ -1,4 +1,4 @@
-import { type Role, roleNames } from "../../src/domain/roles.ts";
+import { type Role, roleNames } from "../../src/domain/forms/roles.ts";
 
 /**
  * Every kind of caller the authorization matrix tries on every route (issue 13). Tenants

@@ -1,4 +1,4 @@
-import { roleNames } from "../../src/domain/roles.ts";
+import { roleNames } from "../../src/domain/forms/roles.ts";
 import type { FormService } from "../../src/index.ts";
 import { customerBody } from "../partners/setup.ts";
 import { forgedToken, unsignedToken } from "./login-tokens.ts";

@@ -1,4 +1,4 @@
-import type { Role } from "../../src/domain/roles.ts";
+import type { Role } from "../../src/domain/forms/roles.ts";
 import { type CallerKind, factsOf, type OwnerKind } from "./matrix-callers.ts";
 
 /** A state of the form that changes who may use the public routes. */

@@ -1,6 +1,6 @@
 /**
  * F5 and S2 take a form, and which of its datalists its owner holds, from the instance's
- * snapshot (src/domain/form-snapshots.ts); the datalists' entries are read each time. A
+ * snapshot (src/domain/forms/form-snapshots.ts); the datalists' entries are read each time. A
  * change made through one service instance shows in the next F5 and S2 of another.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * S2 holds forms and their webhooks in memory (src/domain/form-snapshots.ts): a change made
+ * S2 holds forms and their webhooks in memory (src/domain/forms/form-snapshots.ts): a change made
  * through one service instance shows in the next S2 of another on the same store, and a
  * text-only S2 to a form already held costs two store calls.
  */
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { outboxPartitions } from "../../src/domain/outbox-partitions.ts";
+import { outboxPartitions } from "../../src/domain/webhooks/outbox-partitions.ts";
 import { createFormService, type FormService, type Store } from "../../src/index.ts";
 import { settingsPath } from "../form-fixture.ts";
 import { formInput, request, type TestUser } from "../helpers.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { outboxPartitionOf } from "../../src/domain/webhook-outbox.ts";
+import { outboxPartitionOf } from "../../src/domain/webhooks/webhook-outbox.ts";
 import type { Store } from "../../src/ports/store.ts";
 import { request } from "../helpers.ts";
 import { eventually, startReceiver } from "./receiver.ts";

@@ -1,5 +1,5 @@
 /**
- * The outbox spread over partitions (src/domain/outbox-partitions.ts): three service
+ * The outbox spread over partitions (src/domain/webhooks/outbox-partitions.ts): three service
  * instances on one store deliver every entry once, entries left in the pre-upgrade `due`
  * partition are delivered too, and a read serves every partition in turn.
  */
@@ -11,16 +11,16 @@ import { after, describe, it } from "node:test";
 import { createCosmosStore } from "../../adapters/cosmos/index.ts";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import type { Context } from "../../src/context.ts";
-import { dueCandidates } from "../../src/domain/outbox-claims.ts";
+import type { Context } from "../../src/domain/context.ts";
+import { dueCandidates } from "../../src/domain/webhooks/outbox-claims.ts";
 import {
   legacyOutboxPartition,
   outboxPartitionCount,
   outboxPartitionOf,
   outboxPartitions,
-} from "../../src/domain/outbox-partitions.ts";
-import type { DeliveryRecord, OutboxEntry } from "../../src/domain/webhook-outbox.ts";
-import { newId } from "../../src/ids.ts";
+} from "../../src/domain/webhooks/outbox-partitions.ts";
+import type { DeliveryRecord, OutboxEntry } from "../../src/domain/webhooks/webhook-outbox.ts";
+import { newId } from "../../src/kernel/ids.ts";
 import type { Store } from "../../src/ports/store.ts";
 import { startCosmosEmulator } from "../emulators/cosmos.ts";
 import { eventually, startReceiver } from "./receiver.ts";

@@ -1,0 +1,114 @@
+import { queryAll } from "../../ports/query-all.ts";
+import { StoreConflictError } from "../../ports/store.ts";
+import { type Context, collections } from "../context.ts";
+import type { FormRecord } from "../forms/form-record.ts";
+import { batchAgain } from "../quotas/count-changes.ts";
+import type { AttachmentRecord, SubmissionRecord } from "../submissions/submission-record.ts";
+import { removalOps } from "./attachment-removal.ts";
+
+/** A note that an upload happened; partition: its hour (see {@link uploadBucketOf}). */
+interface UploadNote {
+  id: string;
+  form_id: string;
+}
+
+interface SweepCursor {
+  id: string;
+  /** The first hour not swept yet. */
+  next_bucket: string;
+}
+
+const hour = 60 * 60 * 1000;
+/** How far back a sweep with no cursor yet looks. */
+const firstLookBack = 7 * 24 * hour;
+/** A claim this recent may belong to a submission still being written. */
+const claimSettling = hour;
+const cursorKey = { partition: "attachment-sweep", id: "cursor" };
+
+/** The hour an upload is noted under: `YYYY-MM-DDTHH`, UTC. */
+export function uploadBucketOf(date: Date): string {
+  return date.toISOString().slice(0, 13);
+}
+
+/**
+ * Removes the attachments whose grace period is over and that no submission holds: those
+ * never claimed, those whose submission was never written, and uploads that never
+ * finished (their hold, upload-holds.ts). Each removal deletes the record and gives back
+ * its bytes (storage quota, unclaimed bytes) in one batch, and then deletes the file. Works hour by hour through
+ * the upload notes, so it never scans the attachments themselves; a cursor in the Store
+ * remembers where it stopped. Safe to run from several instances at once.
+ * @returns how many attachments it removed.
+ */
+export async function sweepAttachments(ctx: Context): Promise<number> {
+  const now = ctx.now().getTime();
+  const end = uploadBucketOf(new Date(now - ctx.limits.attachmentGraceMs));
+  const cursor = await ctx.store.get<SweepCursor>(
+    collections.serviceState,
+    cursorKey.partition,
+    cursorKey.id,
+  );
+  let bucket =
+    cursor?.record.next_bucket ??
+    uploadBucketOf(new Date(now - ctx.limits.attachmentGraceMs - firstLookBack));
+  let removed = 0;
+  while (bucket < end) {
+    const notes = await queryAll<UploadNote>(ctx.store, collections.uploads, bucket);
+    for (const note of notes) removed += await sweepOne(ctx, note, now);
+    await ctx.store.deletePartition(collections.uploads, bucket);
+    bucket = uploadBucketOf(new Date(Date.parse(`${bucket}:00:00Z`) + hour));
+    await saveCursor(ctx, bucket);
+  }
+  return removed;
+}
+
+async function sweepOne(ctx: Context, note: UploadNote, now: number): Promise<number> {
+  let recorded = true;
+  const removed = await batchAgain(ctx, async () => {
+    const stored = await ctx.store.get<AttachmentRecord>(
+      collections.attachments,
+      note.form_id,
+      note.id,
+    );
+    recorded = stored !== null;
+    if (!stored) return null;
+    const { record } = stored;
+    if (record.submission_id && !(await unheld(ctx, note, record, now))) return null;
+    // Unclaimed past its grace period, or an upload that never finished (its hold).
+    const form = await ctx.store.get<FormRecord>(collections.forms, note.form_id, note.form_id);
+    const owner = form?.record.owner_user_id ?? null;
+    return removalOps(ctx, note.form_id, owner, [stored], !record.submission_id);
+  });
+  // No record: the file may have been written without one (a crash after its removal).
+  if (removed || !recorded) await ctx.blobs?.delete(note.form_id, note.id);
+  return removed ? 1 : 0;
+}
+
+/**
+ * Whether a claimed attachment's submission does not exist, so that the attachment is
+ * removed. Such a claim can be left only by a Cosmos DB batch applied op by op that a crash
+ * cut short; a claim this recent may still be waiting for its submission's write, so it
+ * is noted again for a later sweep.
+ */
+async function unheld(ctx: Context, note: UploadNote, record: AttachmentRecord, now: number) {
+  const submission = await ctx.store.get<SubmissionRecord>(
+    collections.submissions,
+    note.form_id,
+    record.submission_id as string,
+  );
+  if (submission) return false;
+  if (now - Date.parse(record.modified_date_utc) >= claimSettling) return true;
+  await ctx.store.create(collections.uploads, uploadBucketOf(new Date(now)), note);
+  return false;
+}
+
+async function saveCursor(ctx: Context, next_bucket: string) {
+  const record: SweepCursor = { id: cursorKey.id, next_bucket };
+  const written = await ctx.store.replace(collections.serviceState, cursorKey.partition, record);
+  if (written) return;
+  try {
+    await ctx.store.create(collections.serviceState, cursorKey.partition, record);
+  } catch (error) {
+    // Another instance wrote the first cursor meanwhile; the next sweep reads it.
+    if (!(error instanceof StoreConflictError)) throw error;
+  }
+}

@@ -1,0 +1,89 @@
+import type { IncomingFile } from "../../http/multipart.ts";
+import { ValidationError } from "../../kernel/errors.ts";
+import { newId } from "../../kernel/ids.ts";
+import { createdAt } from "../../kernel/timestamps.ts";
+import type { Caller } from "../accounts/caller.ts";
+import type { Context } from "../context.ts";
+import type { Device } from "../device.ts";
+import type { FormAccess } from "../forms/form-access.ts";
+import { fieldsOf } from "../forms/form-definition.ts";
+import { storageQuotaOf } from "../quotas/storage-quota.ts";
+import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import { blobsOf } from "./signed-links.ts";
+import { holdUpload } from "./upload-holds.ts";
+
+/**
+ * S3: streams one uploaded file into the blob store as a new attachment of the form,
+ * waiting for a submission to claim it. Before the file is written, its record is created
+ * as the upload's hold on the storage quota and the unclaimed-upload cap, with a note for
+ * the sweep (upload-holds.ts); once the file is stored, the record takes its real size.
+ * @returns the new attachment's id.
+ * @throws {ValidationError} when the part does not name a file field or the file is not of
+ *   a type the field accepts; a 413 when it is larger than the field or the service allows,
+ *   or when the form's unclaimed uploads would pass their cap (see `unclaimed-uploads.ts`).
+ */
+export async function storeAttachment(
+  ctx: Context,
+  access: FormAccess,
+  caller: Caller | null,
+  file: IncomingFile,
+  device: Device,
+): Promise<string> {
+  const blobs = blobsOf(ctx);
+  const field = fieldsOf(access.form.form_definition).find(
+    (candidate) => candidate.unique_system_name === file.fieldName,
+  );
+  if (field?.type !== "file") {
+    throw new ValidationError(`${file.fieldName} is not a file field of this form`, [
+      { path: file.fieldName, message: "is not a file field of this form" },
+    ]);
+  }
+  if (field.accept && !accepts(field.accept, file)) {
+    throw new ValidationError(`${file.fieldName} does not accept this type of file`, [
+      { path: file.fieldName, message: `accepts ${field.accept.join(", ")}` },
+    ]);
+  }
+  const limit = Math.min(field.max_file_size ?? Number.POSITIVE_INFINITY, ctx.limits.uploadBytes);
+  const { form } = access;
+  const contentType = file.mediaType || "application/octet-stream";
+  const record: AttachmentRecord = {
+    form_id: form.id,
+    unsafe_original_filename: file.filename,
+    file_size: 0,
+    created_by_verified_email_address: caller?.email ?? "",
+    created_by_device: device,
+    unique_system_name: field.unique_system_name,
+    content_type: contentType,
+    submission_id: null,
+    id: newId(),
+    ...createdAt(ctx.now()),
+  };
+  const quota = await storageQuotaOf(ctx, form.owner_user_id);
+  const hold = await holdUpload(ctx, form, record, quota, limit);
+  try {
+    const size = await blobs.put(form.id, record.id, hold.cap(file.body), {
+      contentType,
+      filename: file.filename,
+    });
+    await hold.settle(size);
+  } catch (error) {
+    // What the store holds of the upload goes first: a crash after it leaves only a file,
+    // which the sweep finds through the upload note.
+    await hold.release();
+    await blobs.delete(form.id, record.id);
+    throw error;
+  }
+  return record.id;
+}
+
+/** Whether a file matches one of `accept`: `.ext`, `type/subtype` or `type/*`. */
+function accepts(accept: string[], file: IncomingFile): boolean {
+  const name = file.filename.toLowerCase();
+  const type = file.mediaType.toLowerCase();
+  return accept.some((rule) => {
+    const wanted = rule.trim().toLowerCase();
+    if (wanted.startsWith(".")) return name.endsWith(wanted);
+    if (wanted.endsWith("/*")) return type.startsWith(wanted.slice(0, -1));
+    return type === wanted;
+  });
+}

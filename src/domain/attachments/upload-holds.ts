@@ -1,0 +1,154 @@
+import { byteLimit, fileTooLarge } from "../../http/multipart.ts";
+import { ServiceError } from "../../kernel/errors.ts";
+import type { BatchOp, StoreRecord } from "../../ports/store.ts";
+import { type Context, collections } from "../context.ts";
+import type { FormRecord } from "../forms/form-record.ts";
+import { formCounter, readFormCounter } from "../forms/form-snapshots.ts";
+import { batchAgain, type CountChange, countOps } from "../quotas/count-changes.ts";
+import { type CounterRecord, counterOp } from "../quotas/counters.ts";
+import { quotaCounter, quotaExceeded } from "../quotas/quotas.ts";
+import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import { uploadBucketOf } from "./attachment-sweep.ts";
+import { capReached, unclaimedBytesCount, unclaimedCapOf } from "./unclaimed-uploads.ts";
+
+/**
+ * What an upload (S3) holds while it streams, kept crash-exact: the reservation is the
+ * attachment record itself, marked `uploading`, with the bytes it holds as `file_size`.
+ * It is created in ONE `Store.batch` with the raised counts (the owner's storage quota,
+ * the form's unclaimed bytes) and the sweep's upload note; once the file is stored, one
+ * batch makes it the attachment of the real size and settles the counts to it; a failed
+ * upload deletes it and gives the counts back in one batch. So at any moment, crash or
+ * not, the storage quota used equals the `file_size` of the owner's attachment records,
+ * reservations included, and a reservation whose upload never finished is found by the
+ * sweep through its note and given back (attachment-sweep.ts).
+ */
+
+/** An upload's hold on its bounds, as a record. */
+export interface UploadHold {
+  /** Passes the file's bytes on, failing past what is held with the error of the bound that bites. */
+  cap(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>;
+  /**
+   * Makes the record the stored attachment of `size` bytes and settles the counts to it.
+   * @throws {ServiceError} `conflict` when the record is gone (its form was deleted, or the
+   *   sweep gave the upload up); nothing is kept then.
+   */
+  settle(size: number): Promise<void>;
+  /** Deletes the record and gives back what it held. */
+  release(): Promise<void>;
+}
+
+/**
+ * Holds up to `limit` bytes for the upload of `record` (its `file_size` is set here): as
+ * much as the owner's storage quota (`quota`, from `storageQuotaOf`) and the form's
+ * unclaimed-upload cap leave, in one batch with the reservation record.
+ * @throws {ServiceError} `quota_exceeded` when nothing of the quota is left (named first
+ *   when both bounds bite), 413 when nothing of the cap is.
+ */
+export async function holdUpload(
+  ctx: Context,
+  form: FormRecord,
+  record: AttachmentRecord,
+  quota: number,
+  limit: number,
+): Promise<UploadHold> {
+  const cap = unclaimedCapOf(ctx, quota);
+  let bound: () => ServiceError = () => fileTooLarge(limit);
+  let held = 0;
+  const written = await batchAgain(ctx, async () => {
+    const storage = await readStorageCounter(ctx, form, quota);
+    const used = storage?.record.counts.used ?? 0;
+    // The quota first: when both bounds bite, the owner's quota is the one to name.
+    if (used >= quota) throw quotaExceeded("total_file_storage", quota);
+    const counter = await readFormCounter(ctx, form.id);
+    const unclaimed = counter?.record.counts[unclaimedBytesCount] ?? 0;
+    if (unclaimed >= cap) throw capReached(cap);
+    held = Math.min(limit, quota - used, cap - unclaimed);
+    if (held < limit) {
+      bound =
+        held === quota - used
+          ? () => quotaExceeded("total_file_storage", quota)
+          : () => capReached(cap);
+    }
+    const hold: AttachmentRecord = { ...record, file_size: held, uploading: true };
+    const ops: BatchOp[] = [
+      {
+        op: "create",
+        collection: collections.uploads,
+        partition: uploadBucketOf(ctx.now()),
+        record: { id: record.id, form_id: form.id } as StoreRecord,
+      },
+      {
+        op: "create",
+        collection: collections.attachments,
+        partition: form.id,
+        record: hold,
+      },
+    ];
+    if (storage !== undefined) {
+      const key = storageCounter(form);
+      ops.push(counterOp(key, storage, { ...storage?.record.counts, used: used + held }));
+    }
+    const counts = { ...counter?.record.counts, [unclaimedBytesCount]: unclaimed + held };
+    // Last: Cosmos DB's op-by-op batch writes its last op without reading it first.
+    ops.push(counterOp(formCounter(form.id), counter, counts));
+    return ops;
+  });
+  let etag = written?.[1]?.etag ?? "";
+  const attachmentOp = { collection: collections.attachments, partition: form.id };
+  return {
+    cap: (body) => body.pipeThrough(byteLimit(held, bound)),
+    async settle(size) {
+      const settled: AttachmentRecord = { ...record, file_size: size };
+      await batchAgain(ctx, async (attempt) => {
+        if (attempt > 1) etag = await currentEtag(ctx, record);
+        return [
+          ...(await countOps(ctx, changesOf(form, quota, size - held))),
+          { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
+        ];
+      });
+    },
+    async release() {
+      await batchAgain(ctx, async (attempt) => {
+        if (attempt > 1) {
+          const stored = await ctx.store.get(attachmentOp.collection, form.id, record.id);
+          // Gone: the sweep or a form delete removed it and gave its bytes back.
+          if (!stored) return null;
+          etag = stored.etag;
+        }
+        return [
+          ...(await countOps(ctx, changesOf(form, quota, -held))),
+          { op: "delete", ...attachmentOp, id: record.id, ifMatch: etag },
+        ];
+      });
+    },
+  };
+}
+
+/** The owner's storage counter as read (`null`: none yet); `undefined` without a quota. */
+async function readStorageCounter(ctx: Context, form: FormRecord, quota: number) {
+  if (!Number.isFinite(quota)) return undefined;
+  const key = storageCounter(form);
+  return ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+}
+
+function storageCounter(form: FormRecord) {
+  return quotaCounter(form.owner_user_id, "total_file_storage");
+}
+
+/** The count changes of `delta` bytes held: the storage quota (if any) and the unclaimed bytes. */
+function changesOf(form: FormRecord, quota: number, delta: number): CountChange[] {
+  const changes: CountChange[] = [];
+  if (Number.isFinite(quota)) changes.push({ key: storageCounter(form), deltas: { used: delta } });
+  changes.push({ key: formCounter(form.id), deltas: { [unclaimedBytesCount]: delta } });
+  return changes;
+}
+
+/** The etag of the upload's record. @throws {ServiceError} `conflict` when it is gone. */
+async function currentEtag(ctx: Context, record: AttachmentRecord): Promise<string> {
+  const stored = await ctx.store.get(collections.attachments, record.form_id, record.id);
+  if (stored) return stored.etag;
+  throw new ServiceError(
+    "conflict",
+    "The upload was given up before it finished (its form was deleted, or it took longer than uploads may); nothing was stored",
+  );
+}

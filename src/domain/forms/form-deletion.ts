@@ -1,0 +1,146 @@
+import { queryAll } from "../../ports/query-all.ts";
+import type { BatchOp } from "../../ports/store.ts";
+import { partnerIdOf } from "../accounts/customers.ts";
+import { type Context, collections } from "../context.ts";
+import { batchAgain, type CountChange, countOps } from "../quotas/count-changes.ts";
+import { counterOp } from "../quotas/counters.ts";
+import { quotaCounter } from "../quotas/quotas.ts";
+import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import { loggedActions } from "../webhooks/action-deliveries.ts";
+import { actionLogId } from "../webhooks/webhook-outbox.ts";
+import type { FormRecord, FormUserRecord } from "./form-record.ts";
+import { formCounter, formVersionCount, readFormCounter, versionOf } from "./form-snapshots.ts";
+import { emailPrincipal, ownerPrincipal, removeMembership } from "./memberships.ts";
+
+/**
+ * Deleting a form (F3) so that the owner's quotas equal what is stored after a crash at any
+ * moment (issue 11). ONE `Store.batch` deletes the form record, gives back what it held of
+ * the owner's quotas (the form, its admin collaborators, its files' bytes), moves the
+ * form's version in its counter, on the counter's etag (so that an S2, S3 or S7 that moved
+ * it meanwhile makes the batch start over with what it wrote) and leaves a note that the form is being deleted.
+ * The rest (its collaborators, submissions, files, webhooks and logs) is then deleted
+ * partition by partition, and the note last; a crash in between leaves the note, and the
+ * sweep finishes the deletion ({@link finishFormDeletions}). What the rest holds counts
+ * for nothing once the form record is gone: nobody can reach it.
+ */
+
+/** Where the notes of forms being deleted are kept, in `service_state`. */
+const deletionsPartition = "form-deletions";
+
+/** The note of a form being deleted. */
+interface FormDeletionNote {
+  /** The form's id. */
+  id: string;
+  created_date_utc: string;
+}
+
+/**
+ * Deletes the form `formId` and everything it holds.
+ * @returns whether this call deleted it (`false` when it was gone already).
+ */
+export async function deleteFormAndRecords(ctx: Context, formId: string): Promise<boolean> {
+  const written = await batchAgain(ctx, () => deletionOps(ctx, formId));
+  ctx.formSnapshots.forget(formId);
+  if (!written) return false;
+  await finishFormDeletion(ctx, formId);
+  return true;
+}
+
+/** The batch that deletes the form record and gives back its quotas; `null` when it is gone. */
+async function deletionOps(ctx: Context, formId: string): Promise<BatchOp[] | null> {
+  const stored = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
+  if (!stored) return null;
+  const counter = await readFormCounter(ctx, formId);
+  const note: FormDeletionNote = { id: formId, created_date_utc: ctx.now().toISOString() };
+  return [
+    {
+      op: "delete",
+      collection: collections.forms,
+      partition: formId,
+      id: formId,
+      ifMatch: stored.etag,
+      previous: stored.record,
+    },
+    // The version moves in the same write: an S2 holding the form (on any instance) fails its
+    // batch or misses its snapshot, reads the form again and finds it gone.
+    counterOp(formCounter(formId), counter, {
+      ...counter?.record.counts,
+      [formVersionCount]: (versionOf(counter) ?? 0) + 1,
+    }),
+    ...(await countOps(ctx, await quotaChanges(ctx, stored.record))),
+    {
+      op: "create",
+      collection: collections.serviceState,
+      partition: deletionsPartition,
+      record: note,
+    },
+  ];
+}
+
+/**
+ * What a partner customer's form gives back of its owner's quotas: the form, its admin
+ * collaborators, and the bytes of its files (uploads still streaming included: their hold
+ * is their record). Local accounts have no quotas.
+ */
+async function quotaChanges(ctx: Context, form: FormRecord): Promise<CountChange[]> {
+  const owner = form.owner_user_id;
+  if (!partnerIdOf(owner)) return [];
+  const users = await queryAll<FormUserRecord>(ctx.store, collections.formUsers, form.id);
+  const admins = users.filter(
+    (user) => user.has_account_management && user.granted_to_user_id !== owner,
+  );
+  const files = await queryAll<AttachmentRecord>(ctx.store, collections.attachments, form.id);
+  const bytes = files.reduce((sum, file) => sum + file.file_size, 0);
+  return [
+    { key: quotaCounter(owner, "total_forms"), deltas: { used: -1 } },
+    { key: quotaCounter(owner, "total_admin_collaborators"), deltas: { used: -admins.length } },
+    { key: quotaCounter(owner, "total_file_storage"), deltas: { used: -bytes } },
+  ];
+}
+
+/**
+ * Deletes what a deleted form held, then its note. Each step may run again (after a crash,
+ * or from two instances at once): deleting what is gone already does nothing.
+ */
+async function finishFormDeletion(ctx: Context, formId: string) {
+  const users = await queryAll<FormUserRecord>(ctx.store, collections.formUsers, formId);
+  for (const user of users) {
+    const principal = user.granted_to_user_id
+      ? ownerPrincipal(user.granted_to_user_id)
+      : emailPrincipal(user.granted_to_email_address ?? "");
+    await removeMembership(ctx, principal, formId);
+  }
+  await ctx.store.deletePartition(collections.formUsers, formId);
+  await ctx.store.deletePartition(collections.submissions, formId);
+  await ctx.store.deletePartition(collections.attachments, formId);
+  await ctx.store.deletePartition(collections.formCounters, formId);
+  const webhooks = await queryAll(ctx.store, collections.webhooks, formId);
+  for (const webhook of webhooks) {
+    await ctx.store.deletePartition(collections.webhookDeliveries, webhook.id);
+  }
+  await ctx.store.deletePartition(collections.webhooks, formId);
+  for (const action of loggedActions) {
+    await ctx.store.deletePartition(collections.webhookDeliveries, actionLogId(action, formId));
+  }
+  await ctx.blobs?.deleteContainer(formId);
+  await ctx.store.delete(collections.serviceState, deletionsPartition, formId);
+}
+
+/** A note this recent may belong to an F3 still deleting its form's records. */
+const deletionSettling = 60_000;
+
+/**
+ * Finishes the deletions of forms that a crash cut short (part of the sweep).
+ * @returns how many it finished.
+ */
+export async function finishFormDeletions(ctx: Context): Promise<number> {
+  const notes = await queryAll<FormDeletionNote>(
+    ctx.store,
+    collections.serviceState,
+    deletionsPartition,
+  );
+  const now = ctx.now().getTime();
+  const stale = notes.filter((note) => now - Date.parse(note.created_date_utc) >= deletionSettling);
+  for (const note of stale) await finishFormDeletion(ctx, note.id);
+  return stale.length;
+}

@@ -1,0 +1,67 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  type BatchOp,
+  StoreConflictError,
+  type Stored,
+  type StoreRecord,
+} from "../../ports/store.ts";
+import type { Context } from "../context.ts";
+import { type CounterKey, type CounterRecord, counterOp } from "./counters.ts";
+
+/**
+ * Counts changed in the same `Store.batch` as the records they count, so that a crash
+ * leaves both or neither: the storage quota and the unclaimed-upload bytes beside the
+ * attachment records of S3, the sweep, S6 and S7 (issue 11).
+ */
+
+/** Changes to the counts of one counter record. */
+export interface CountChange {
+  key: CounterKey;
+  deltas: Record<string, number>;
+}
+
+/**
+ * Reads each counter of `changes` and answers the batch op that adds its deltas (a count
+ * never goes below 0), conditional on the counter as read. A counter that is not there
+ * and would only lose is left alone, as `adjustCount` does: giving back to a count that
+ * is gone (a deleted form's) recreates nothing. Changes that add up to nothing are left out.
+ */
+export async function countOps(ctx: Context, changes: CountChange[]): Promise<BatchOp[]> {
+  const ops: BatchOp[] = [];
+  for (const { key, deltas } of changes) {
+    const moving = Object.entries(deltas).filter(([, delta]) => delta !== 0);
+    if (moving.length === 0) continue;
+    const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+    if (!stored && moving.every(([, delta]) => delta < 0)) continue;
+    const counts = { ...stored?.record.counts };
+    for (const [name, delta] of moving) counts[name] = Math.max(0, (counts[name] ?? 0) + delta);
+    ops.push(counterOp(key, stored, counts));
+  }
+  return ops;
+}
+
+const attempts = 200;
+
+/**
+ * Writes the batch that `build` makes from fresh reads, and builds and writes it again
+ * while a condition fails (a counter changed since it was read). `build` decides what to
+ * do about a record that is gone: throw, or answer `null` to write nothing.
+ * @returns what the written batch answered, or `null` when `build` answered `null`.
+ * @throws {StoreConflictError} when the batch lost every one of its attempts.
+ */
+export async function batchAgain(
+  ctx: Context,
+  build: (attempt: number) => Promise<BatchOp[] | null>,
+): Promise<(Stored<StoreRecord> | null)[] | null> {
+  for (let attempt = 1; ; attempt++) {
+    const ops = await build(attempt);
+    if (!ops) return null;
+    try {
+      return await ctx.store.batch(ops);
+    } catch (error) {
+      if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
+      // A little jitter keeps a crowd of writers from colliding in lock step.
+      await sleep(Math.random() * Math.min(attempt, 20));
+    }
+  }
+}

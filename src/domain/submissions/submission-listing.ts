@@ -1,0 +1,73 @@
+import type { Condition } from "../../ports/store.ts";
+import { containerQuery } from "../attachments/signed-links.ts";
+import { type Context, collections } from "../context.ts";
+import type { FormAccess } from "../forms/form-access.ts";
+import { roleNames } from "../forms/roles.ts";
+import { attachmentsOf } from "./submission-reading.ts";
+import { attachmentView, publicSubmission, type SubmissionRecord } from "./submission-record.ts";
+
+/** What S5 takes, read from its query string. */
+export interface SubmissionListOptions {
+  includeFormDefinition: boolean;
+  /** Earliest creation time, UNIX milliseconds, inclusive. */
+  dateFrom?: number;
+  /** Latest creation time, UNIX milliseconds, inclusive. */
+  dateTo?: number;
+  /** Results per page, 1 to 1000. */
+  batchSize: number;
+  /** The `continuation_token` of the previous page. */
+  continuationToken?: string;
+  /** Words every result's `search_words` must hold (lower case). */
+  search: string[];
+}
+
+/**
+ * S5: one page of a form's submissions in ascending `created_date_utc`, with the attachments
+ * they hold and a read link to the form's whole attachment container. One single-partition
+ * query, whatever the number of submissions the form has.
+ */
+export async function listSubmissions(
+  ctx: Context,
+  access: FormAccess,
+  options: SubmissionListOptions,
+) {
+  const formId = access.form.id;
+  const where = filterConditions(options);
+  const page = await ctx.store.query<SubmissionRecord>(collections.submissions, formId, {
+    where,
+    orderBy: { field: "created_date_utc" },
+    limit: options.batchSize,
+    continuation: options.continuationToken ?? null,
+  });
+  const attachments = await attachmentsOf(ctx, access, page.items);
+  return {
+    ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
+    results: page.items.map(publicSubmission),
+    attachments: attachments.map(attachmentView),
+    granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
+    container_sas_uri: ctx.blobs ? await containerQuery(ctx, formId) : "",
+    continuation_token: page.continuation,
+  };
+}
+
+/** S5's filters as store conditions: every search word, and the date window. */
+export function filterConditions(
+  options: Pick<SubmissionListOptions, "dateFrom" | "dateTo" | "search">,
+): Condition[] {
+  const where: Condition[] = options.search.map((word) => ({
+    field: "search_words",
+    op: "contains",
+    value: word,
+  }));
+  if (options.dateFrom !== undefined) {
+    where.push({ field: "created_date_utc", op: "gte", value: isoOf(options.dateFrom) });
+  }
+  if (options.dateTo !== undefined) {
+    where.push({ field: "created_date_utc", op: "lte", value: isoOf(options.dateTo) });
+  }
+  return where;
+}
+
+function isoOf(milliseconds: number): string {
+  return new Date(milliseconds).toISOString();
+}

@@ -1,0 +1,74 @@
+import { NotFoundError } from "../../kernel/errors.ts";
+import { fileIdsOf } from "../attachments/attachment-claims.ts";
+import { attachmentLink, attachmentQuery } from "../attachments/signed-links.ts";
+import { type Context, collections } from "../context.ts";
+import type { FormAccess } from "../forms/form-access.ts";
+import {
+  type AttachmentRecord,
+  attachmentView,
+  type SubmissionRecord,
+  submissionView,
+} from "./submission-record.ts";
+import { readSubmission } from "./submissions.ts";
+
+/** S1: one submission with its attachments, each with a signed read link. */
+export async function getSubmission(ctx: Context, access: FormAccess, submissionId: string) {
+  const formId = access.form.id;
+  const { record } = await readSubmission(ctx, formId, submissionId);
+  const attachments = await attachmentsOf(ctx, access, [record]);
+  const attachment_details = [];
+  for (const attachment of attachments) {
+    attachment_details.push({
+      attachment: attachmentView(attachment),
+      attachment_sas_uri: await attachmentQuery(ctx, formId, attachment.id),
+    });
+  }
+  return {
+    form_submission: submissionView(record),
+    attachment_details,
+    user_has_edit_submission_access: access.isOwner || access.roles.has("has_reporting_full"),
+  };
+}
+
+/** S4: a temporary link to one attachment of the form. */
+export async function getAttachmentLink(ctx: Context, formId: string, attachmentId: string) {
+  const stored = await ctx.store.get<AttachmentRecord>(
+    collections.attachments,
+    formId,
+    attachmentId,
+  );
+  // An upload still streaming is no attachment yet (upload-holds.ts).
+  if (!stored || stored.record.uploading) throw new NotFoundError("Attachment not found");
+  return {
+    id: await attachmentLink(ctx, formId, attachmentId),
+    message: "Temporary link to file",
+    action_successful: true,
+    error: "",
+  };
+}
+
+/** The attachment records that the file fields of some submissions hold, in order. */
+export async function attachmentsOf(
+  ctx: Context,
+  access: FormAccess,
+  submissions: SubmissionRecord[],
+): Promise<AttachmentRecord[]> {
+  const records: AttachmentRecord[] = [];
+  for (const submission of submissions) {
+    // Kept on the record since its claim: no read (submission-record.ts).
+    if (submission.attachments_held) {
+      records.push(...submission.attachments_held);
+      continue;
+    }
+    for (const id of fileIdsOf(access.form.form_definition, submission.form_fields)) {
+      const stored = await ctx.store.get<AttachmentRecord>(
+        collections.attachments,
+        access.form.id,
+        id,
+      );
+      // A file deleted by an S6 racing this read is simply left out.
+      if (stored) records.push(stored.record);
+    }
+  }
+  return records;
+}

@@ -1,0 +1,90 @@
+import type { Timestamps } from "../../kernel/timestamps.ts";
+import type { Device } from "../device.ts";
+
+/** One submitted value, as the interface writes it. */
+export interface SubmittedField {
+  unique_system_name: string;
+  /** For a file field: the attachment ids, joined by `|`. */
+  submitted_value: string;
+}
+
+/** A stored form submission. Partition: its form id. */
+export interface SubmissionRecord extends Timestamps {
+  id: string;
+  form_id: string;
+  stale_form_name: string;
+  created_by_verified_email_address: string;
+  created_by_device: Device;
+  form_fields: SubmittedField[];
+  search_words: string[];
+  is_draft_submission: boolean;
+  /**
+   * Bookkeeping, never shown: the inventory counts (inventory.ts) this submission holds, one
+   * each, as taken when it was stored or last updated, so that S6 and S7 give back exactly
+   * those whatever the inventory settings say by then. Absent on records stored before it was
+   * kept.
+   */
+  inventory_taken?: string[];
+  /**
+   * Bookkeeping, never shown: the attachment records of the files it holds, as its claim
+   * left them (attachment-claims.ts), so that S5 lists them without reading each one; an
+   * attachment is not changed while a submission holds it. Absent on records stored before
+   * it was kept: S5 reads their attachments.
+   */
+  attachments_held?: AttachmentRecord[];
+}
+
+/** A stored submission attachment. Partition: its form id. */
+export interface AttachmentRecord extends Timestamps {
+  id: string;
+  form_id: string;
+  unsafe_original_filename: string;
+  file_size: number;
+  created_by_verified_email_address: string;
+  created_by_device: Device;
+  /** The file field it was uploaded for. */
+  unique_system_name: string;
+  /** The declared media type of the upload. */
+  content_type: string;
+  /** The submission that holds it; `null` while it waits for one. */
+  submission_id: string | null;
+  /**
+   * `true` while S3 still streams the file: the record is then the upload's reservation,
+   * and `file_size` the bytes it holds of the storage quota and the unclaimed-upload cap
+   * (upload-holds.ts). No reader shows or claims it; the sweep removes it when the upload
+   * never finished.
+   */
+  uploading?: true;
+}
+
+/**
+ * A submission as S5, the export, webhook payloads and destination posts show it: the record
+ * without our bookkeeping (`inventory_taken`), so that only the interface's fields leave.
+ */
+export function publicSubmission(record: SubmissionRecord) {
+  const { inventory_taken: _i, attachments_held: _a, ...view } = record;
+  return view;
+}
+
+/** A submission as S1 shows it: {@link publicSubmission} without `search_words`. */
+export function submissionView(record: SubmissionRecord) {
+  const { search_words: _, ...view } = publicSubmission(record);
+  return view;
+}
+
+/** An attachment as the interface shows it, without our bookkeeping fields. */
+export function attachmentView(record: AttachmentRecord) {
+  const {
+    unique_system_name: _n,
+    content_type: _t,
+    submission_id: _s,
+    uploading: _u,
+    ...view
+  } = record;
+  return view;
+}
+
+/** The attachment ids a file field's value holds (`id|id|…`). */
+export function attachmentIdsOf(value: string): string[] {
+  return value === "" ? [] : value.split("|");
+}

@@ -1,0 +1,210 @@
+/**
+ * S6: an edit of a stored submission, written in one `Store.batch` with the inventory it
+ * moves, so that a crash leaves the form's inventory counts equal to what the stored
+ * submissions took (inventory.ts).
+ */
+
+import { ValidationError } from "../../kernel/errors.ts";
+import type { BatchOp, Stored } from "../../ports/store.ts";
+import {
+  claimedRecord,
+  claimOps,
+  fileIdsOf,
+  readClaimable,
+} from "../attachments/attachment-claims.ts";
+import { readAttachments, removalOps } from "../attachments/attachment-removal.ts";
+import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
+import { type Context, collections } from "../context.ts";
+import { formNotFound } from "../forms/form-access.ts";
+import type { FormRecord } from "../forms/form-record.ts";
+import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
+import { batchAgain } from "../quotas/count-changes.ts";
+import { counterOp } from "../quotas/counters.ts";
+import { compileRules, type FormRules } from "../settings/form-rules.ts";
+import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "../settings/inventory.ts";
+import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
+import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
+import { searchWordsOf } from "./search-words.ts";
+import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
+import { checkSubmittedValues } from "./submission-values.ts";
+import { bytesOf, readSubmission, type SubmissionInput } from "./submissions.ts";
+
+/**
+ * S6: replaces the given fields' values and may clear the draft flag. The submission's
+ * replace, conditional on its etag as read, goes in one `Store.batch` with, when the
+ * inventory it holds changes or it stops being a draft, the form's counter conditional on its
+ * etag (what it held given back, what it now chooses taken) and, for a draft that becomes a
+ * submission, its webhook deliveries and the form's actions (submission-actions.ts). A
+ * batch that loses a race (an S2, S6 or S7 moved the counter, or another S6 this
+ * submission) reads both again and applies the edit to what it reads, as S2 does
+ * (`batchAgain`). The same batch claims new files (their bytes taken off the form's
+ * unclaimed count) and deletes the attachment records of files dropped from a file field
+ * (their bytes given back to the owner's storage quota); their blobs are deleted after it.
+ */
+export async function updateSubmission(
+  ctx: Context,
+  form: FormRecord,
+  submissionId: string,
+  input: SubmissionInput,
+) {
+  const rules = compileRules(form);
+  let stored = await readSubmission(ctx, form.id, submissionId);
+  let written: (Awaited<ReturnType<typeof updateOps>> & Pick<EditedFiles, "removed">) | undefined;
+  await batchAgain(ctx, async (attempt) => {
+    if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
+    const edited = await editedRecord(ctx, form, rules, stored.record, input);
+    const files = await filesOf(ctx, form, stored.record, edited);
+    const next = withHeld(stored.record, edited, files);
+    const update = await updateOps(ctx, form, rules, stored, next, files);
+    written = { ...update, removed: files.removed };
+    return update.ops;
+  });
+  const { removed, webhooks, actions } = written as NonNullable<typeof written>;
+  await afterUpdate(ctx, form, removed, webhooks, actions);
+  return {
+    message: "Form submission has been updated successfully",
+    form_submission_item_updated: true,
+  };
+}
+
+/** The files an S6 claims and the attachment records of the files it drops, as read. */
+interface EditedFiles {
+  claims: Stored<AttachmentRecord>[];
+  removed: Stored<AttachmentRecord>[];
+  /** The ids of the files the edited submission names. */
+  kept: Set<string>;
+}
+
+/**
+ * Reads the files `next` newly names (a 400 when another submission holds one) and the
+ * attachments of the files `record` named that `next` no longer does.
+ */
+async function filesOf(
+  ctx: Context,
+  form: FormRecord,
+  record: SubmissionRecord,
+  next: SubmissionRecord,
+): Promise<EditedFiles> {
+  const { form_definition } = form;
+  const claims = await readClaimable(ctx, form.id, record.id, form_definition, next.form_fields);
+  const kept = new Set(fileIdsOf(form_definition, next.form_fields));
+  const dropped = fileIdsOf(form_definition, record.form_fields).filter((id) => !kept.has(id));
+  const removed = await readAttachments(ctx, form.id, record.id, dropped);
+  return { claims, removed, kept };
+}
+
+/**
+ * `next` with the attachments it holds (`attachments_held`): those of `record` it keeps, and
+ * those it claims as the claim leaves them. A record stored before they were kept stays
+ * without them (S5 reads its attachments).
+ */
+function withHeld(
+  record: SubmissionRecord,
+  next: SubmissionRecord,
+  { claims, kept }: EditedFiles,
+): SubmissionRecord {
+  if (!record.attachments_held) return next;
+  const at = next.modified_date_utc;
+  const attachments_held = [
+    ...record.attachments_held.filter((file) => kept.has(file.id)),
+    ...claims.map((claim) => claimedRecord(claim.record, record.id, at)),
+  ];
+  return { ...next, attachments_held };
+}
+
+/** The record `input` makes of `record`: values checked, inventory it would take. */
+async function editedRecord(
+  ctx: Context,
+  form: FormRecord,
+  rules: FormRules,
+  record: SubmissionRecord,
+  input: SubmissionInput,
+): Promise<SubmissionRecord> {
+  if (input.is_draft_submission === true && !record.is_draft_submission) {
+    throw new ValidationError("A submission that is no longer a draft cannot become one", [
+      { path: "is_draft_submission", message: "can only be cleared" },
+    ]);
+  }
+  const draft = input.is_draft_submission ?? record.is_draft_submission;
+  const merged = new Map(record.form_fields.map((f) => [f.unique_system_name, f]));
+  for (const field of input.form_fields) merged.set(field.unique_system_name, field);
+  const values = await checkSubmittedValues(ctx, form, [...merged.values()], draft);
+  return {
+    ...record,
+    form_fields: values,
+    search_words: searchWordsOf(form.form_definition, values),
+    is_draft_submission: draft,
+    inventory_taken: inventoryAfterEdit(rules, record, values, draft),
+    modified_date_utc: ctx.now().toISOString(),
+  };
+}
+
+/**
+ * The batch of an S6 from `stored` to `next`, and the webhooks and actions it announces `next`
+ * to (none unless a draft becomes a submission). The counter is read and written only when needed: a
+ * plain edit that moves no inventory does not contend with the form's S2s.
+ * @throws {ValidationError} when a newly chosen option is sold out.
+ */
+async function updateOps(
+  ctx: Context,
+  form: FormRecord,
+  rules: FormRules,
+  stored: Stored<SubmissionRecord>,
+  next: SubmissionRecord,
+  { claims, removed }: EditedFiles,
+) {
+  const ops: BatchOp[] = [
+    {
+      op: "replace",
+      collection: collections.submissions,
+      partition: form.id,
+      record: next,
+      ifMatch: stored.etag,
+    },
+    ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
+    ...claimOps(stored.record.id, claims, next.modified_date_utc),
+  ];
+  const held = inventoryHeld(rules, stored.record);
+  const wanted = next.inventory_taken ?? [];
+  const becomes = stored.record.is_draft_submission && !next.is_draft_submission;
+  const claimed = bytesOf(claims);
+  const none = { ops, webhooks: [], actions: undefined };
+  if (held.length === 0 && wanted.length === 0 && !becomes && claimed === 0) return none;
+  const counter = await readFormCounter(ctx, form.id);
+  let counts = countsAfterRetake(counter?.record.counts ?? {}, rules, held, wanted);
+  if (claimed > 0 && counter) {
+    // The claimed files' bytes leave the form's unclaimed count in the same write.
+    counts ??= { ...counter.record.counts };
+    counts[unclaimedBytesCount] = Math.max(0, (counts[unclaimedBytesCount] ?? 0) - claimed);
+  }
+  // Only giving back from a counter that is gone (the form being deleted) recreates nothing.
+  if (counts && (counter || wanted.length > 0)) {
+    ops.push(counterOp(formCounter(form.id), counter, counts));
+  } else if (becomes && counter) {
+    // Unchanged, but written on its etag: a webhook added since the read moves the form's
+    // version, so the batch fails and is made again with it (form-snapshots.ts).
+    ops.push(counterOp(formCounter(form.id), counter, counter.record.counts));
+  }
+  if (!becomes) return none;
+  const snapshot = await formSnapshot(ctx, form.id, versionOf(counter));
+  if (!snapshot) throw formNotFound();
+  const actions = planPostSubmissionActions(ctx, form, next);
+  ops.push(...submissionCreatedOps(ctx, next, snapshot.webhooks), ...actions.ops);
+  return { ops, webhooks: snapshot.webhooks, actions };
+}
+
+/** What follows a written S6: announcements of a new submission, and dropped files deleted. */
+async function afterUpdate(
+  ctx: Context,
+  form: FormRecord,
+  removed: Stored<AttachmentRecord>[],
+  webhooks: readonly unknown[],
+  actions: PlannedActions | undefined,
+) {
+  // A draft that becomes a submission is announced as a new one (design.md §7).
+  if (webhooks.length > 0) ctx.nudgeWebhooks();
+  // S6 answers no flags: a failed first attempt is only retried from the outbox.
+  await actions?.attempt();
+  // A blob without its record counts nowhere: the records went in the batch.
+  for (const { record: file } of removed) await ctx.blobs?.delete(form.id, file.id);
+}

@@ -1,0 +1,186 @@
+import * as v from "valibot";
+import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
+import { type Context, collections } from "../context.ts";
+import { ownsDatalist } from "../datalists/datalists.ts";
+import { compileDefinition, type FormField } from "../forms/form-definition.ts";
+import type { FormRecord } from "../forms/form-record.ts";
+import { compileRules, evaluate, type FormRules } from "../settings/form-rules.ts";
+import { attachmentIdsOf, type SubmittedField } from "./submission-record.ts";
+
+const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const numberPattern = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const emailSchema = v.pipe(v.string(), v.email());
+
+/**
+ * Checks submitted values against the form (design.md §5 and §11), in one evaluation of its
+ * rules: every name is a field of the form and given once; calculated fields take the
+ * server's result whatever was sent; fields hidden by a condition are dropped; required
+ * fields (their own flag, or a `require` rule that holds) have a value unless `draft`; and
+ * each value fits its field, with the options a cascading or dynamic list offers. A
+ * datalist-backed field offers only entries of a datalist that the form's owner holds; each
+ * datalist is looked up at most once per value within one call.
+ * `held`, a form snapshot's, names datalists known to be the owner's, which are not read again.
+ * @returns the values in the definition's order.
+ * @throws {ValidationError} with one issue per field at fault, named by its system name.
+ */
+export async function checkSubmittedValues(
+  ctx: Context,
+  form: FormRecord,
+  values: SubmittedField[],
+  draft: boolean,
+  held?: HeldDatalists,
+): Promise<SubmittedField[]> {
+  const { fields } = compileDefinition(form.form_definition);
+  const given = new Map<string, string>();
+  const issues: ValidationIssue[] = [];
+  for (const { unique_system_name: name, submitted_value: value } of values) {
+    if (!fields.has(name)) issues.push({ path: name, message: "is not a field of this form" });
+    else if (given.has(name)) issues.push({ path: name, message: "is given more than once" });
+    given.set(name, value);
+  }
+  const rules = compileRules(form);
+  const evaluation = evaluate(rules, fields, given);
+  const options = optionSource(ctx, rules, evaluation.values, form.owner_user_id, held);
+  for (const [name, field] of fields) {
+    if (evaluation.hidden.has(name) || evaluation.calculated.has(name)) continue;
+    const value = evaluation.values.get(name) ?? "";
+    const required = field.required || evaluation.required.has(name);
+    const problem =
+      value === ""
+        ? required && !draft
+          ? "is required"
+          : null
+        : await problemWith(field, value, options);
+    if (problem) issues.push({ path: name, message: problem });
+  }
+  if (issues.length) throw new ValidationError("The submitted values are not valid", issues);
+  return [...fields.keys()]
+    .filter((name) => evaluation.values.has(name))
+    .map((name) => ({
+      unique_system_name: name,
+      submitted_value: evaluation.values.get(name) ?? "",
+    }));
+}
+
+/** The datalists a form's owner is known to hold, as a form snapshot has them. */
+export interface HeldDatalists {
+  ownedDatalists: readonly string[];
+}
+
+/** Whether a choice field offers every one of `chosen`. */
+type OptionSource = (field: FormField, chosen: string[]) => Promise<boolean>;
+
+/**
+ * The options each choice field offers in this submission: a cascading rule's for the value
+ * of the field it depends on (none when no value matches), else a dynamic field's datalist,
+ * else the field's own options or datalist. Datalist look-ups are remembered for the call.
+ */
+function optionSource(
+  ctx: Context,
+  rules: FormRules,
+  values: ReadonlyMap<string, string>,
+  ownerId: string,
+  held?: HeldDatalists,
+): OptionSource {
+  const owned = new Map<string, Promise<boolean>>();
+  const found = new Map<string, Promise<boolean>>();
+  // A datalist the form's snapshot knows its owner holds is not read again (form-snapshots.ts).
+  const owns = (id: string) =>
+    held?.ownedDatalists.includes(id)
+      ? Promise.resolve(true)
+      : remember(owned, id, () => ownsDatalist(ctx, ownerId, id));
+  const inList = (id: string, value: string) =>
+    remember(found, `${id}\u0000${value}`, async () => {
+      // One indexed lookup per choice, rather than reading the whole list.
+      const { items } = await ctx.store.query(collections.datalistEntries, id, {
+        where: [{ field: "entry_value", op: "eq", value }],
+        limit: 1,
+      });
+      return items.length > 0;
+    });
+  const fromList = async (id: string, chosen: string[]) => {
+    if (!(await owns(id))) return false;
+    for (const choice of chosen) if (!(await inList(id, choice))) return false;
+    return true;
+  };
+  return async (field, chosen) => {
+    const name = field.unique_system_name;
+    const cascade = rules.cascades.get(name);
+    if (cascade) {
+      const branch = Object.hasOwn(cascade.optionsByValue, values.get(cascade.dependsOn) ?? "")
+        ? cascade.optionsByValue[values.get(cascade.dependsOn) ?? ""]
+        : undefined;
+      if (!branch) return false;
+      if (Array.isArray(branch)) return chosen.every((choice) => branch.includes(choice));
+      return fromList(branch.datalist_id, chosen);
+    }
+    const dynamic = rules.dynamic.get(name);
+    if (dynamic) return fromList(dynamic, chosen);
+    const own = field as { options?: string[]; datalist_id?: string };
+    if (own.options) return chosen.every((choice) => own.options?.includes(choice));
+    return fromList(own.datalist_id ?? "", chosen);
+  };
+}
+
+function remember<T>(held: Map<string, Promise<T>>, key: string, read: () => Promise<T>) {
+  let value = held.get(key);
+  if (!value) {
+    value = read();
+    held.set(key, value);
+  }
+  return value;
+}
+
+async function problemWith(
+  field: FormField,
+  value: string,
+  offered: OptionSource,
+): Promise<string | null> {
+  switch (field.type) {
+    case "text":
+    case "textarea":
+      return field.max_length !== undefined && [...value].length > field.max_length
+        ? `must be at most ${field.max_length} characters`
+        : null;
+    case "email":
+      return v.is(emailSchema, value) ? null : "must be an e-mail address";
+    case "number":
+      return numberProblem(field, value);
+    case "date":
+      return isIsoDate(value) ? null : "must be a date written YYYY-MM-DD";
+    case "select":
+    case "radio":
+      return (await offered(field, [value])) ? null : "is not one of the options";
+    case "checkbox": {
+      const chosen = value.split("|");
+      if (new Set(chosen).size !== chosen.length) return "names an option more than once";
+      return (await offered(field, chosen)) ? null : "is not one of the options";
+    }
+    case "file":
+      return filesProblem(field, value);
+  }
+}
+
+function numberProblem(field: { min?: number; max?: number }, value: string): string | null {
+  if (!numberPattern.test(value)) return "must be a number";
+  const number = Number(value);
+  if (field.min !== undefined && number < field.min) return `must be at least ${field.min}`;
+  if (field.max !== undefined && number > field.max) return `must be at most ${field.max}`;
+  return null;
+}
+
+function isIsoDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
+
+function filesProblem(field: { max_files?: number }, value: string): string | null {
+  const ids = attachmentIdsOf(value);
+  if (!ids.every((id) => guidPattern.test(id))) return "must be attachment ids joined by |";
+  if (new Set(ids).size !== ids.length) return "names an attachment more than once";
+  if (field.max_files !== undefined && ids.length > field.max_files) {
+    return `must hold at most ${field.max_files} files`;
+  }
+  return null;
+}

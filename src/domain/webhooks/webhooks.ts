@@ -1,0 +1,102 @@
+import { randomBytes } from "node:crypto";
+import { NotFoundError, ValidationError } from "../../kernel/errors.ts";
+import { newId } from "../../kernel/ids.ts";
+import { createdAt, type Timestamps } from "../../kernel/timestamps.ts";
+import { destinationProblem } from "../../webhooks/destination-guard.ts";
+import type { Caller } from "../accounts/caller.ts";
+import { type Context, collections } from "../context.ts";
+import { accessForm, requireRole } from "../forms/form-access.ts";
+import { formChanged } from "../forms/form-snapshots.ts";
+
+/** A stored submission webhook. Partition: its form id. */
+export interface WebhookRecord extends Timestamps {
+  id: string;
+  form_id: string;
+  created_by_user_id: string;
+  webhook_name: string;
+  webhook_destination_url: string;
+  http_header_key: string;
+  http_header_value: string;
+  /** The Standard Webhooks signing secret, `whsec_<base64>`; it must be kept to sign with. */
+  webhook_shared_secret: string;
+}
+
+/** What W2 takes, once parsed. */
+export interface WebhookInput {
+  webhook_name: string;
+  webhook_destination_url?: string;
+  webhook_url?: string;
+  http_header_key: string;
+  http_header_value: string;
+}
+
+/** W1: the form's webhooks, secrets included. Owner or account manager. */
+export async function listWebhooks(ctx: Context, caller: Caller, formId: string) {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_account_management");
+  const { items } = await ctx.store.query<WebhookRecord>(collections.webhooks, formId, {
+    orderBy: { field: "created_date_utc" },
+  });
+  return items;
+}
+
+/**
+ * W2: adds a webhook after checking that its destination is http(s) and, unless private
+ * destinations are allowed, resolves only to public addresses.
+ */
+export async function addWebhook(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+  input: WebhookInput,
+): Promise<WebhookRecord> {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_account_management");
+  const destination = input.webhook_destination_url ?? input.webhook_url ?? "";
+  const problem = await destinationProblem(
+    new URL(destination),
+    ctx.allowPrivateWebhookDestinations,
+  );
+  if (problem) {
+    throw new ValidationError(`The webhook destination ${problem}`, [
+      { path: "webhook_destination_url", message: problem },
+    ]);
+  }
+  const record: WebhookRecord = {
+    id: newId(),
+    form_id: formId,
+    created_by_user_id: caller.userId,
+    webhook_name: input.webhook_name,
+    webhook_destination_url: destination,
+    http_header_key: input.http_header_key,
+    http_header_value: input.http_header_value,
+    webhook_shared_secret: `whsec_${randomBytes(32).toString("base64")}`,
+    ...createdAt(ctx.now()),
+  };
+  await ctx.store.create(collections.webhooks, formId, record);
+  await formChanged(ctx, formId);
+  return record;
+}
+
+/** W3: removes a webhook with its delivery history; queued deliveries to it are dropped. */
+export async function removeWebhook(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+  webhookId: string,
+) {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_account_management");
+  if (!(await ctx.store.delete(collections.webhooks, formId, webhookId))) {
+    throw new NotFoundError("Webhook not found");
+  }
+  await formChanged(ctx, formId);
+  await ctx.store.deletePartition(collections.webhookDeliveries, webhookId);
+}
+
+/** Reads one webhook of a form. @throws {NotFoundError} when there is none. */
+export async function readWebhook(ctx: Context, formId: string, webhookId: string) {
+  const stored = await ctx.store.get<WebhookRecord>(collections.webhooks, formId, webhookId);
+  if (!stored) throw new NotFoundError("Webhook not found");
+  return stored.record;
+}

@@ -1,0 +1,50 @@
+import type { IRequestStrict, RouterType } from "itty-router";
+import type { Caller } from "../domain/accounts/caller.ts";
+import type { PartnerRecord } from "../domain/accounts/partners.ts";
+import type { Context } from "../domain/context.ts";
+import { UnauthorizedError } from "../kernel/errors.ts";
+import { parseGuid } from "../kernel/ids.ts";
+
+/** A request as route handlers see it. */
+export interface RouteRequest extends IRequestStrict {
+  /** Who is calling; `null` when the request carries no credentials. */
+  caller: Caller | null;
+  /** The client's address, as the embedder reported it (or the trusted proxy header). */
+  clientAddress: string;
+  /** The request's id in the logs, echoed as `X-Request-Id`. */
+  requestId: string;
+  /** The partner of a partner route, once authenticated by the rate-limit stage. */
+  partner?: PartnerRecord;
+  /** The `RateLimit-*` headers of the allowance this request drew on, if any. */
+  rateLimit?: Record<string, string>;
+}
+
+/** The router every section's routes are added to. */
+export type ServiceRouter = RouterType<RouteRequest, [Context]>;
+
+/** The success envelope of most write endpoints. */
+export function envelope(id: string, message: string) {
+  return { id, message, action_successful: true, error: "" };
+}
+
+/**
+ * The signed-in caller of a restricted route.
+ * @throws {UnauthorizedError} when the request carries no credentials.
+ */
+export function callerOf(request: RouteRequest): Caller {
+  if (!request.caller) throw new UnauthorizedError();
+  return request.caller;
+}
+
+/** The request's URL, for its query flags. */
+export function urlOf(request: RouteRequest): URL {
+  return new URL(request.url);
+}
+
+/**
+ * A GUID path parameter, braces and upper case accepted (design.md §9).
+ * @throws {ValidationError} naming the parameter when it is not a GUID.
+ */
+export function guidParam(request: RouteRequest, name: string): string {
+  return parseGuid(request.params[name], name);
+}

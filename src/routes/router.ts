@@ -1,0 +1,139 @@
+import { Router } from "itty-router";
+import type { AdminApi } from "../admin.ts";
+import { authenticate } from "../auth/authenticate.ts";
+import { authenticateCustomer } from "../auth/customer-jwt.ts";
+import type { Context } from "../domain/context.ts";
+import { RateLimitedError, type RateLimits } from "../http/rate-limits.ts";
+import { jsonWithRequestId } from "../http/request-id.ts";
+import {
+  BodyAbortedError,
+  errorEnvelope,
+  MethodNotAllowedError,
+  NotFoundError,
+  ServiceError,
+  ValidationError,
+} from "../kernel/errors.ts";
+import { StoreConflictError, StoreContinuationError } from "../ports/store.ts";
+import { adminRoutes } from "../routes/admin.ts";
+import { datalistRoutes } from "../routes/datalists.ts";
+import { formUserRoutes } from "../routes/form-users.ts";
+import { formRoutes } from "../routes/forms.ts";
+import { hostedPageRoutes } from "../routes/hosted-page.ts";
+import { openApiRoutes } from "../routes/openapi.ts";
+import { partnerRoutes } from "../routes/partners.ts";
+import { submissionRoutes } from "../routes/submissions.ts";
+import { webhookRoutes } from "../routes/webhooks.ts";
+import { countRequest } from "./rate-limit-stage.ts";
+import type { RouteRequest, ServiceRouter } from "./route-request.ts";
+import { routesOfPath } from "./route-table.ts";
+
+/** What the router needs besides the context. */
+export interface RouterOptions {
+  admin: AdminApi;
+  adminSecret: string | undefined;
+  /** The path every route answers under (`""` or e.g. `/forms`, no trailing slash). */
+  basePath: string;
+  /** Called with every error that is not a deliberate answer; it becomes a bare 500. */
+  onError(error: unknown, request: RouteRequest): void;
+  /** The allowances requests draw on. */
+  rateLimits: RateLimits;
+  /** Called when the client cut the request body short; it is answered 400. */
+  onBodyAborted?(request: RouteRequest): void;
+}
+
+/**
+ * The service's one router: authenticate first, then the routes of each interface section;
+ * handlers return plain objects that become JSON, and errors become the failure envelope.
+ */
+export function createRouter(options: RouterOptions): ServiceRouter {
+  const router: ServiceRouter = Router<RouteRequest, [Context]>({
+    base: options.basePath,
+    before: [
+      async (request: RouteRequest, ctx: Context) => {
+        // A customer login token (P2) acts as the customer on any route.
+        const customer = await authenticateCustomer(ctx, request);
+        request.caller = customer ?? (await authenticate(ctx, request.headers));
+        await countRequest(options.rateLimits, request, ctx, options.basePath, customer?.userId);
+      },
+    ],
+    catch: (error: unknown, request: Request) => {
+      const known = asServiceError(error);
+      if (!known) options.onError(error, request as RouteRequest);
+      if (known instanceof BodyAbortedError) options.onBodyAborted?.(request as RouteRequest);
+      return failureResponse(known ?? error, request, options.basePath);
+    },
+    finally: [
+      (result: unknown, request: RouteRequest) => {
+        // No route answered: the path lies outside `basePath`, where the catch-all is not.
+        if (result === undefined) throw new NotFoundError("No such endpoint");
+        if (!(result instanceof Response)) {
+          // Built with all its headers: the common answer touches no `Headers` object.
+          return jsonWithRequestId(200, result, request.requestId, request.rateLimit);
+        }
+        for (const [name, value] of Object.entries(request.rateLimit ?? {}))
+          result.headers.set(name, value);
+        return result;
+      },
+    ],
+  });
+  formRoutes(router);
+  formUserRoutes(router);
+  datalistRoutes(router);
+  submissionRoutes(router);
+  partnerRoutes(router);
+  webhookRoutes(router);
+  adminRoutes(router, options.admin, options.adminSecret);
+  hostedPageRoutes(router);
+  openApiRoutes(router, options.basePath);
+  router.all("*", (request) => {
+    // A path some route serves with other methods is a 405 naming them (design.md §8).
+    const known = routesOfPath(router.routes, request.method, new URL(request.url).pathname);
+    if (known) throw new MethodNotAllowedError(known.methods);
+    throw new NotFoundError("No such endpoint");
+  });
+  return router;
+}
+
+/** Errors of the ports that mean something to a client. */
+function asServiceError(error: unknown): ServiceError | null {
+  if (error instanceof ServiceError) return error;
+  if (error instanceof StoreContinuationError) {
+    return new ValidationError("The continuation token is not valid", [
+      { path: "continuationToken", message: "is not a token this service issued" },
+    ]);
+  }
+  if (error instanceof StoreConflictError) {
+    return new ServiceError("conflict", "The record was changed by another request; try again");
+  }
+  return null;
+}
+
+/**
+ * The failure envelope of `error` as the answer to `request`; a submission post (S2) also
+ * carries `actionSuccessful: false` (design.md §8).
+ */
+export function failureResponse(error: unknown, request: Request, basePath: string): Response {
+  const { status, body } = errorEnvelope(error);
+  const withActionSuccessful = isSubmissionPost(request, basePath);
+  const response = json(status, withActionSuccessful ? { ...body, actionSuccessful: false } : body);
+  if (error instanceof MethodNotAllowedError) response.headers.set("allow", error.allow.join(", "));
+  if (error instanceof RateLimitedError)
+    for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
+  return response;
+}
+
+function isSubmissionPost(request: Request, basePath: string): boolean {
+  const path = new URL(request.url).pathname;
+  return (
+    request.method === "POST" &&
+    path.startsWith(basePath) &&
+    /^\/api\/form\/[^/]+\/submission\/?$/.test(path.slice(basePath.length))
+  );
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}

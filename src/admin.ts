@@ -1,24 +1,23 @@
 import {
   type AccountSummary,
   accountTokens,
-  localAccounts,
-  type TokenSummary,
-} from "./domain/accounts/account-lists.ts";
-import {
   createAccount,
+  createPartner,
   createToken,
   findAccount,
+  type IssuedPartner,
   type IssuedToken,
+  localAccounts,
   revokeToken,
-} from "./domain/accounts/accounts.ts";
-import { createPartner, type IssuedPartner } from "./domain/accounts/partners.ts";
+  type TokenSummary,
+} from "./domain/accounts/index.ts";
 import type { Context } from "./domain/context.ts";
 import { NotFoundError } from "./kernel/errors.ts";
 import { parseGuid, parseUserId } from "./kernel/ids.ts";
 import { parseWith } from "./kernel/parse.ts";
 import { createAccountBody, createPartnerBody } from "./schemas/admin.ts";
 
-export type { AccountSummary, TokenSummary } from "./domain/accounts/account-lists.ts";
+export type { AccountSummary, TokenSummary } from "./domain/accounts/index.ts";
 
 /**
  * The programmatic admin API (**extension**, design.md §2): issues, lists and revokes

@@ -3,12 +3,15 @@
  * `fetch` handler over pluggable storage ports.
  */
 export type { AccountSummary, AdminApi, TokenSummary } from "./admin.ts";
-export type { Caller } from "./domain/accounts/caller.ts";
-export type { CustomerRecord, CustomerStatus } from "./domain/accounts/customers.ts";
-export type { PartnerOptions } from "./domain/accounts/partner-settings.ts";
+export type {
+  Caller,
+  CustomerRecord,
+  CustomerStatus,
+  PartnerOptions,
+} from "./domain/accounts/index.ts";
 export type { Limits } from "./domain/context.ts";
 export type { Device } from "./domain/device.ts";
-export { type CustomerQuotas, defaultCustomerQuotas } from "./domain/quotas/customer-quotas.ts";
+export { type CustomerQuotas, defaultCustomerQuotas } from "./domain/quotas/index.ts";
 export type { RateLimitOptions } from "./http/rate-limits.ts";
 export {
   BodyAbortedError,

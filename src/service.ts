@@ -1,10 +1,9 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
-import { type PartnerOptions, resolvePartnerSettings } from "./domain/accounts/partner-settings.ts";
-import { sweepAttachments } from "./domain/attachments/attachment-sweep.ts";
+import { type PartnerOptions, resolvePartnerSettings } from "./domain/accounts/index.ts";
+import { sweepAttachments } from "./domain/attachments/index.ts";
 import type { Context, Limits } from "./domain/context.ts";
-import { finishFormDeletions } from "./domain/forms/form-deletion.ts";
-import { createFormSnapshots } from "./domain/forms/form-snapshots.ts";
-import { startWebhookWorker } from "./domain/webhooks/webhook-worker.ts";
+import { createFormSnapshots, finishFormDeletions } from "./domain/forms/index.ts";
+import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { createRateLimits, type RateLimitOptions } from "./http/rate-limits.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
@@ -24,6 +23,7 @@ import type { WebhookSender } from "./ports/webhook-sender.ts";
 import type { RouteRequest } from "./routes/route-request.ts";
 import { routePatternOf } from "./routes/route-table.ts";
 import { createRouter, failureResponse } from "./routes/router.ts";
+import { createNetworkDestinations } from "./webhooks/destinations.ts";
 import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
 
 /** Options of {@link createFormService}. */
@@ -210,7 +210,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     countryOf: options.countryOf ?? (() => ""),
     partners: resolvePartnerSettings(options.partners),
     limits: checkedLimits({ ...defaultLimits, ...options.limits }),
-    allowPrivateWebhookDestinations,
+    destinations: createNetworkDestinations(allowPrivateWebhookDestinations),
     nudgeWebhooks: () => worker?.nudge(),
     keepRunning: (task) => {
       const kept = task.then(() => {}, onError).finally(() => running.delete(kept));

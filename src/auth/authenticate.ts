@@ -1,6 +1,10 @@
-import { type AccountRecord, findAccount, type TokenRecord } from "../domain/accounts/accounts.ts";
-import type { Caller } from "../domain/accounts/caller.ts";
-import { secretMatches } from "../domain/accounts/secrets.ts";
+import type { Caller } from "../domain/accounts/index.ts";
+import {
+  type AccountRecord,
+  findAccount,
+  secretMatches,
+  type TokenRecord,
+} from "../domain/accounts/index.ts";
 import type { Context } from "../domain/context.ts";
 import { collections } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";

@@ -1,6 +1,6 @@
 import { errors, jwtVerify, SignJWT } from "jose";
-import type { Caller } from "../domain/accounts/caller.ts";
-import { type CustomerRecord, customerOf, partnerIdOf } from "../domain/accounts/customers.ts";
+import type { Caller } from "../domain/accounts/index.ts";
+import { type CustomerRecord, customerOf, partnerIdOf } from "../domain/accounts/index.ts";
 import type { Context } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
 

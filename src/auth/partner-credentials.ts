@@ -1,5 +1,5 @@
-import type { PartnerRecord } from "../domain/accounts/partners.ts";
-import { hashSecret, secretMatches } from "../domain/accounts/secrets.ts";
+import type { PartnerRecord } from "../domain/accounts/index.ts";
+import { hashSecret, secretMatches } from "../domain/accounts/index.ts";
 import { type Context, collections } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
 

@@ -1,4 +1,5 @@
 import type { BlobStore } from "../ports/blob-store.ts";
+import type { Destinations } from "../ports/destinations.ts";
 import type { Mailer } from "../ports/mailer.ts";
 import type { Store } from "../ports/store.ts";
 import type { RetryPolicy } from "../ports/webhook-retries.ts";
@@ -22,8 +23,8 @@ export interface Context {
   /** Maps a client address to its two-letter country code, or "" where unknown. */
   countryOf(address: string): string | Promise<string>;
   limits: Limits;
-  /** Lets webhooks point at private addresses (development only). */
-  allowPrivateWebhookDestinations: boolean;
+  /** Which webhook and destination addresses may be called, and the destination posts. */
+  destinations: Destinations;
   /** Tells the webhook worker that deliveries were just queued. */
   nudgeWebhooks(): void;
   /**

@@ -1,4 +1,4 @@
-import type { FormField } from "../domain/forms/form-definition.ts";
+import type { FormField } from "../domain/forms/index.ts";
 import { type HtmlValue, html, type SafeHtml } from "./html.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { systemNamePattern } from "../domain/forms/form-definition.ts";
+import { systemNamePattern } from "../domain/forms/index.ts";
 import { guidPathSchema } from "../schemas/common.ts";
 import { failureResponses } from "./failures.ts";
 import { jsonSchemaOf, parametersOf, type SchemaObject } from "./json-schema.ts";

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { roleNames } from "../domain/forms/roles.ts";
-import { behaviourSections, settingsSections } from "../domain/settings/form-settings.ts";
+import { roleNames } from "../domain/forms/index.ts";
+import { behaviourSections, settingsSections } from "../domain/settings/index.ts";
 import * as answers from "../schemas/answers.ts";
 import { emailSchema } from "../schemas/common.ts";
 import { formBody } from "../schemas/forms.ts";

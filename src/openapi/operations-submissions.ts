@@ -1,4 +1,3 @@
-import { actionParam, deliveriesQuery } from "../routes/webhooks.ts";
 import * as answers from "../schemas/answers.ts";
 import {
   exportQuery,
@@ -6,7 +5,7 @@ import {
   submissionBody,
   submissionUpdateBody,
 } from "../schemas/submissions.ts";
-import { webhookBody } from "../schemas/webhooks.ts";
+import { actionParam, deliveriesQuery, webhookBody } from "../schemas/webhooks.ts";
 import type { Operation } from "./operation.ts";
 import { actionResult, confirmation, submissionPosted } from "./responses.ts";
 

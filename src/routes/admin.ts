@@ -1,5 +1,5 @@
 import type { AdminApi } from "../admin.ts";
-import { hashSecret, secretMatches } from "../domain/accounts/secrets.ts";
+import { hashSecret, secretMatches } from "../domain/accounts/index.ts";
 import { readJson } from "../http/body.ts";
 import { NotFoundError, UnauthorizedError } from "../kernel/errors.ts";
 import { envelope, guidParam, type RouteRequest, type ServiceRouter } from "./route-request.ts";

@@ -1,11 +1,13 @@
 import * as v from "valibot";
-import { deleteEntry, insertEntries, listEntries } from "../domain/datalists/datalist-entries.ts";
 import {
   createDatalist,
   deleteDatalist,
+  deleteEntry,
+  insertEntries,
   listDatalists,
+  listEntries,
   updateDatalist,
-} from "../domain/datalists/datalists.ts";
+} from "../domain/datalists/index.ts";
 import { deviceOf } from "../domain/device.ts";
 import { readJson } from "../http/body.ts";
 import { parseWith, readFlag } from "../kernel/parse.ts";

@@ -2,10 +2,11 @@ import * as v from "valibot";
 import {
   addFormUser,
   listFormUsers,
+  type RoleFlags,
   removeFormUser,
+  roleNames,
   updateFormUser,
-} from "../domain/forms/form-users.ts";
-import { type RoleFlags, roleNames } from "../domain/forms/roles.ts";
+} from "../domain/forms/index.ts";
 import { parseWith, readFlag } from "../kernel/parse.ts";
 import { emailSchema } from "../schemas/common.ts";
 import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";

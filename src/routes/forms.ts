@@ -1,16 +1,17 @@
-import { renderForm } from "../domain/forms/form-rendering.ts";
 import {
   cloneForm,
   createForm,
   deleteForm,
   listForms,
+  renderForm,
   replaceForm,
-} from "../domain/forms/forms.ts";
-import { updateSettingsSection } from "../domain/settings/form-settings.ts";
+} from "../domain/forms/index.ts";
+import { updateSettingsSection } from "../domain/settings/index.ts";
 import { readJson } from "../http/body.ts";
 import { ValidationError } from "../kernel/errors.ts";
 import { parseWith, readFlag } from "../kernel/parse.ts";
 import { formBody } from "../schemas/forms.ts";
+import { parseSettingsSection } from "../schemas/settings.ts";
 import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";
 
 /** Forms: F1–F5 and the create and whole-update extensions. */
@@ -42,7 +43,13 @@ export function formRoutes(router: ServiceRouter): void {
         if (section === "generalsettingsdelete") await deleteForm(ctx, caller, formId);
         else {
           const body = await readJson(request, ctx.limits.jsonBodyBytes);
-          await updateSettingsSection(ctx, caller, formId, section, body);
+          await updateSettingsSection(
+            ctx,
+            caller,
+            formId,
+            section,
+            parseSettingsSection(section, body),
+          );
         }
       }
       return envelope("", "Form updated successfully");

@@ -1,4 +1,4 @@
-import { renderForm } from "../domain/forms/form-rendering.ts";
+import { renderForm } from "../domain/forms/index.ts";
 import { formPage, messagePage } from "../hosted-page/page.ts";
 import { type ErrorCode, ServiceError } from "../kernel/errors.ts";
 import { guidParam, type ServiceRouter } from "./route-request.ts";

@@ -5,7 +5,7 @@ import {
   findCustomer,
   listCustomers,
   updateCustomer,
-} from "../domain/accounts/customers.ts";
+} from "../domain/accounts/index.ts";
 import type { Context } from "../domain/context.ts";
 import { readJson } from "../http/body.ts";
 import { NotFoundError, ValidationError } from "../kernel/errors.ts";

@@ -1,6 +1,5 @@
 import type { IRequestStrict, RouterType } from "itty-router";
-import type { Caller } from "../domain/accounts/caller.ts";
-import type { PartnerRecord } from "../domain/accounts/partners.ts";
+import type { Caller, PartnerRecord } from "../domain/accounts/index.ts";
 import type { Context } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
 import { parseGuid } from "../kernel/ids.ts";

@@ -1,13 +1,17 @@
 import { create as contentDisposition } from "content-disposition";
-import { storeAttachment } from "../domain/attachments/attachments.ts";
+import { storeAttachment } from "../domain/attachments/index.ts";
 import type { Context } from "../domain/context.ts";
 import { deviceOf } from "../domain/device.ts";
-import { accessForm, accessFormToSubmit, requireRole } from "../domain/forms/form-access.ts";
-import { exportSubmissions } from "../domain/submissions/submission-export.ts";
-import { listSubmissions } from "../domain/submissions/submission-listing.ts";
-import { getAttachmentLink, getSubmission } from "../domain/submissions/submission-reading.ts";
-import { updateSubmission } from "../domain/submissions/submission-update.ts";
-import { createSubmission, deleteSubmission } from "../domain/submissions/submissions.ts";
+import { accessFormToReport, accessFormToSubmit } from "../domain/forms/index.ts";
+import {
+  createSubmission,
+  deleteSubmission,
+  exportSubmissions,
+  getAttachmentLink,
+  getSubmission,
+  listSubmissions,
+  updateSubmission,
+} from "../domain/submissions/index.ts";
 import { readJson } from "../http/body.ts";
 import { receiveFile } from "../http/multipart.ts";
 import { ServiceError } from "../kernel/errors.ts";
@@ -101,11 +105,9 @@ export function submissionRoutes(router: ServiceRouter): void {
     });
 }
 
-/** The form, for the owner or a holder of `has_reporting_full` (S1, S4–S7). */
-async function reportingAccess(request: RouteRequest, ctx: Context) {
-  const access = await accessForm(ctx, callerOf(request), guidParam(request, "formId"));
-  requireRole(access, "has_reporting_full");
-  return access;
+/** The form of the path, for the owner or a holder of `has_reporting_full` (S1, S4–S7). */
+function reportingAccess(request: RouteRequest, ctx: Context) {
+  return accessFormToReport(ctx, callerOf(request), guidParam(request, "formId"));
 }
 
 /** Refuses an upload whose declared length is past any file limit, before reading it. */

@@ -1,35 +1,18 @@
 import * as v from "valibot";
 import {
+  addWebhook,
   listActionDeliveries,
+  listDeliveries,
+  listWebhooks,
   loggedActions,
+  redeliver,
   redeliverAction,
-} from "../domain/webhooks/action-deliveries.ts";
-import { listDeliveries, redeliver } from "../domain/webhooks/webhook-deliveries.ts";
-import { addWebhook, listWebhooks, removeWebhook } from "../domain/webhooks/webhooks.ts";
+  removeWebhook,
+} from "../domain/webhooks/index.ts";
 import { readJson } from "../http/body.ts";
 import { parseWith } from "../kernel/parse.ts";
-import { webhookBody } from "../schemas/webhooks.ts";
+import { actionParam, deliveriesQuery, webhookBody } from "../schemas/webhooks.ts";
 import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";
-
-/** Query of the deliveries list (extension). */
-export const deliveriesQuery = v.object({
-  batchSize: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,4}$/, "must be a whole number"),
-      // The bounds below apply to the number; this pattern states them for the document.
-      v.metadata({ pattern: "^(?=\\d{1,4}$)0*(?:[1-9]\\d{0,2}|1000)$" }),
-      v.transform(Number),
-      v.minValue(1, "must be at least 1"),
-      v.maxValue(1000, "must be at most 1000"),
-    ),
-    "50",
-  ),
-  continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
-});
-
-/** The `action` path parameter of the action deliveries list (extension). */
-export const actionParam = v.picklist(loggedActions, "must be email or destination");
 
 /**
  * Submission webhooks: W1–W3, and the deliveries extension (list and redeliver) of webhooks

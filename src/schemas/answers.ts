@@ -3,7 +3,7 @@
  * `src/openapi/responses.ts`: lists and pages of the records of `records.ts`.
  */
 import * as v from "valibot";
-import { renderedSections } from "../domain/settings/form-settings.ts";
+import { renderedSections } from "../domain/settings/index.ts";
 import {
   attachmentRecord,
   customerRecord,

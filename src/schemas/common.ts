@@ -1,13 +1,7 @@
 import * as v from "valibot";
 
-/** An e-mail address, trimmed and lower-cased. */
-export const emailSchema = v.pipe(
-  v.string("must be a string"),
-  v.trim(),
-  v.toLowerCase(),
-  v.maxLength(254),
-  v.email("must be an e-mail address"),
-);
+/** An e-mail address, trimmed and lower-cased (kept in the kernel: the domain checks it too). */
+export { emailSchema } from "../kernel/email.ts";
 
 /** A non-empty name of at most 200 characters, trimmed. */
 export const nameSchema = v.pipe(

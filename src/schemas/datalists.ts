@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { listTypes } from "../domain/datalists/datalists.ts";
+import { listTypes } from "../domain/datalists/index.ts";
 import { nameSchema } from "./common.ts";
 
 const listType = v.picklist(listTypes, `must be one of ${listTypes.join(", ")}`);

@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { formDefinitionSchema } from "../domain/forms/form-definition.ts";
-import { formTypes } from "../domain/forms/form-record.ts";
+import { formDefinitionSchema, formTypes } from "../domain/forms/index.ts";
 import { nameSchema } from "./common.ts";
 
 /** Body of the form create and whole-update extensions (design.md §4). */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { type CustomerFields, customerStatuses } from "../domain/accounts/customers.ts";
-import { quotaBodyField, quotaField, quotaNames } from "../domain/quotas/customer-quotas.ts";
+import { type CustomerFields, customerStatuses } from "../domain/accounts/index.ts";
+import { quotaBodyField, quotaField, quotaNames } from "../domain/quotas/index.ts";
 import { ValidationError, type ValidationIssue } from "../kernel/errors.ts";
 import { parseWith } from "../kernel/parse.ts";
 import { neverModified } from "../kernel/timestamps.ts";

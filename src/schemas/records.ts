@@ -4,10 +4,9 @@
  * them, which is what the test helper's check of every answer is for.
  */
 import * as v from "valibot";
-import { customerStatuses } from "../domain/accounts/customers.ts";
-import { listTypes } from "../domain/datalists/datalists.ts";
-import { formTypes } from "../domain/forms/form-record.ts";
-import { roleNames } from "../domain/forms/roles.ts";
+import { customerStatuses } from "../domain/accounts/index.ts";
+import { listTypes } from "../domain/datalists/index.ts";
+import { formTypes, roleNames } from "../domain/forms/index.ts";
 
 /** `created_date_utc` and `modified_date_utc` (`0001-01-01T00:00:00`: never modified). */
 export const timestamps = { created_date_utc: v.string(), modified_date_utc: v.string() };

@@ -1,7 +1,9 @@
 import * as v from "valibot";
-import { wordsOf } from "../domain/submissions/search-words.ts";
-import type { SubmissionExportOptions } from "../domain/submissions/submission-export.ts";
-import type { SubmissionListOptions } from "../domain/submissions/submission-listing.ts";
+import type {
+  SubmissionExportOptions,
+  SubmissionListOptions,
+} from "../domain/submissions/index.ts";
+import { wordsOf } from "../domain/submissions/index.ts";
 import { parseWith } from "../kernel/parse.ts";
 
 const submittedField = v.object({

@@ -120,3 +120,14 @@ async function rolesOf(ctx: Context, formId: string, caller: Caller): Promise<Se
 export function formNotFound(): NotFoundError {
   return new NotFoundError("Form not found");
 }
+
+/** A form for its reports (S1, S4–S7): the owner's, or one granted `has_reporting_full`. */
+export async function accessFormToReport(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+): Promise<FormAccess> {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_reporting_full");
+  return access;
+}

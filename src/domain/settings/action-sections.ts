@@ -5,12 +5,12 @@
  */
 import Mustache from "mustache";
 import * as v from "valibot";
-import { emailSchema } from "../../schemas/common.ts";
+import { emailSchema } from "../../kernel/email.ts";
 import {
   customHeaderEntries,
   headerPairComplete,
   headerPairIssue,
-} from "../../schemas/webhooks.ts";
+} from "../webhooks/custom-headers.ts";
 
 /** Most addresses besides the recipient field's that one confirmation e-mail goes to. */
 export const maxAdditionalRecipients = 20;

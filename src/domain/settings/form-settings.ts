@@ -1,7 +1,5 @@
 import * as v from "valibot";
 import { ValidationError } from "../../kernel/errors.ts";
-import { boundIssues, jsonBounds } from "../../kernel/json-bounds.ts";
-import { parseWith } from "../../kernel/parse.ts";
 import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
@@ -72,7 +70,7 @@ export const behaviourSections = {
 };
 
 /** Sections kept as given, once they are known to be JSON objects. */
-const plainSections = ["paymentsettings"] as const;
+export const plainSections = ["paymentsettings"] as const;
 
 /** Every `settingsSection` value F2 accepts, besides `generalsettingsdelete`. */
 export const settingsSections = [...Object.keys(behaviourSections), ...plainSections];
@@ -90,16 +88,16 @@ export const renderedSections = [
  * F2: updates one settings section. `generalsettings` edits the form's `settings` (only the
  * fields given); every other section is stored whole under `form_configuration.<section>`.
  * The engine's sections are checked against the form's definition (rule-sections.ts).
- * Owner or editor.
+ * Owner or editor. `value` is the section as `parseSettingsSection` (schemas/settings.ts)
+ * read it from the request.
  */
 export async function updateSettingsSection(
   ctx: Context,
   caller: Caller,
   formId: string,
   section: string,
-  body: unknown,
+  value: Record<string, unknown>,
 ) {
-  const value = parseSection(section, body);
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_form_editor");
   const issues = sectionIssues(section, value, access.form.form_definition);
@@ -110,36 +108,4 @@ export async function updateSettingsSection(
     if (section === "generalsettings") Object.assign(form.form_configuration.settings, value);
     else form.form_configuration[section] = value;
   });
-}
-
-function parseSection(section: string, body: unknown): Record<string, unknown> {
-  const isObject = typeof body === "object" && body !== null && !Array.isArray(body);
-  if (settingsSections.includes(section) && !isObject) {
-    throw new ValidationError(`The ${section} body must be a JSON object`, [
-      { path: "", message: "must be a JSON object" },
-    ]);
-  }
-  const outOfBounds = settingsSections.includes(section)
-    ? boundIssues(body, jsonBounds.sectionBytes)
-    : [];
-  if (outOfBounds.length) {
-    throw new ValidationError(`The ${section} body is too large or too deep`, outOfBounds);
-  }
-  if (Object.hasOwn(behaviourSections, section)) {
-    const schema = behaviourSections[section as keyof typeof behaviourSections];
-    return parseWith(schema, body, `The ${section} body is not valid`);
-  }
-  if ((plainSections as readonly string[]).includes(section)) {
-    return parseWith(
-      v.record(v.string(), v.unknown()),
-      body,
-      `The ${section} body must be a JSON object`,
-    );
-  }
-  throw new ValidationError(`Unknown settingsSection ${section}`, [
-    {
-      path: "settingsSection",
-      message: `must be one of ${settingsSections.join(", ")}, generalsettingsdelete`,
-    },
-  ]);
 }

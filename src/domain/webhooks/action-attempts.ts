@@ -1,7 +1,5 @@
 import { type Mailer, type MailMessage, MailRejectedError } from "../../ports/mailer.ts";
 import type { AttemptOutcome } from "../../ports/webhook-sender.ts";
-import { destinationProblem } from "../../webhooks/destination-guard.ts";
-import { attemptDelivery } from "../../webhooks/http-attempt.ts";
 import type { Context } from "../context.ts";
 import type { DestinationTarget } from "./destination-post.ts";
 
@@ -45,12 +43,11 @@ export function attemptDestination(
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<AttemptOutcome> {
-  const allowPrivate = ctx.allowPrivateWebhookDestinations;
   const attempt = async (): Promise<AttemptOutcome> => {
-    const problem = await destinationProblem(target.url, allowPrivate);
+    const problem = await ctx.destinations.problem(target.url);
     if (problem) return { kind: "refused", message: `the destination ${problem}` };
     const message = { url: target.url.href, id, payload, headers: target.headers };
-    return attemptDelivery(message, { timeoutMs, allowPrivate, signal });
+    return ctx.destinations.post(message, { timeoutMs, signal });
   };
   return withinSignal(attempt(), signal);
 }

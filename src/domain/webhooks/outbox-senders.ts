@@ -1,7 +1,6 @@
 import type { MailMessage } from "../../ports/mailer.ts";
 import { retryAttempts } from "../../ports/webhook-retries.ts";
 import type { DeliveryControl, DeliveryResult, WebhookSender } from "../../ports/webhook-sender.ts";
-import { destinationProblem } from "../../webhooks/destination-guard.ts";
 import { type Context, collections } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { attemptMail } from "./action-attempts.ts";
@@ -51,7 +50,7 @@ export async function sendFor(
     secret = hook.webhook_shared_secret;
     headers = hook.http_header_key ? { [hook.http_header_key]: hook.http_header_value } : {};
   }
-  const problem = await destinationProblem(url, ctx.allowPrivateWebhookDestinations);
+  const problem = await ctx.destinations.problem(url);
   if (problem) return { refused: problem };
   const message = { url: url.href, id: entry.id, payload: delivery.payload, secret, headers };
   return (control) => sender.deliver(message, control);

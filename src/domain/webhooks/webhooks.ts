@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { NotFoundError, ValidationError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
 import { createdAt, type Timestamps } from "../../kernel/timestamps.ts";
-import { destinationProblem } from "../../webhooks/destination-guard.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { type Context, collections } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
@@ -53,10 +52,7 @@ export async function addWebhook(
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
   const destination = input.webhook_destination_url ?? input.webhook_url ?? "";
-  const problem = await destinationProblem(
-    new URL(destination),
-    ctx.allowPrivateWebhookDestinations,
-  );
+  const problem = await ctx.destinations.problem(new URL(destination));
   if (problem) {
     throw new ValidationError(`The webhook destination ${problem}`, [
       { path: "webhook_destination_url", message: problem },

@@ -1,0 +1,14 @@
+/**
+ * Forms and who may reach them: the form record and its definition, collaborators and their
+ * roles (every role check is made here, never in a route), the membership index behind F4,
+ * the snapshots S2 and F5 read, writing and deleting forms (F1–F5 and the extensions).
+ */
+export { accessFormToReport, accessFormToSubmit } from "./form-access.ts";
+export { type FormField, formDefinitionSchema, systemNamePattern } from "./form-definition.ts";
+export { finishFormDeletions } from "./form-deletion.ts";
+export { formTypes } from "./form-record.ts";
+export { renderForm } from "./form-rendering.ts";
+export { createFormSnapshots } from "./form-snapshots.ts";
+export { addFormUser, listFormUsers, removeFormUser, updateFormUser } from "./form-users.ts";
+export { cloneForm, createForm, deleteForm, listForms, replaceForm } from "./forms.ts";
+export { type RoleFlags, roleNames } from "./roles.ts";

@@ -1,0 +1,21 @@
+import type { Destinations } from "../ports/destinations.ts";
+import { destinationProblem } from "./destination-guard.ts";
+
+// The HTTP client loads on the first destination post, not when the service starts.
+let attemptModule: Promise<typeof import("./http-attempt.ts")> | undefined;
+
+/**
+ * The {@link Destinations} of the real network: names resolved in DNS and refused when any
+ * address is private (unless `allowPrivate`, for development), posts made by node:http(s)
+ * through the same guard at connection time.
+ */
+export function createNetworkDestinations(allowPrivate: boolean): Destinations {
+  return {
+    problem: (url) => destinationProblem(url, allowPrivate),
+    async post(message, { timeoutMs, signal }) {
+      attemptModule ??= import("./http-attempt.ts");
+      const { attemptDelivery } = await attemptModule;
+      return attemptDelivery(message, { timeoutMs, allowPrivate, signal });
+    },
+  };
+}

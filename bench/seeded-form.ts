@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v7 } from "uuid";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
-import { createFormService, type FormService, type Store } from "../src/index.ts";
+import { createFormService, type FormService } from "../src/index.ts";
+import type { Store } from "../src/ports/index.ts";
 
 /** The admin secret of the seeded data's servers. */
 export const adminSecret = "bench-admin-secret";

@@ -17,7 +17,12 @@ import { parseGuid, parseUserId } from "./kernel/ids.ts";
 import { parseWith } from "./kernel/parse.ts";
 import { createAccountBody, createPartnerBody } from "./schemas/admin.ts";
 
-export type { AccountSummary, TokenSummary } from "./domain/accounts/index.ts";
+export type {
+  AccountSummary,
+  IssuedPartner,
+  IssuedToken,
+  TokenSummary,
+} from "./domain/accounts/index.ts";
 
 /**
  * The programmatic admin API (**extension**, design.md §2): issues, lists and revokes

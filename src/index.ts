@@ -1,28 +1,35 @@
 /**
- * Formwork: the whole HTTP interface of a hosted form service, served by a framework-agnostic
- * `fetch` handler over pluggable storage ports.
+ * Formwork, for embedders: the whole HTTP interface of a hosted form service, served by a
+ * framework-agnostic `fetch` handler over pluggable storage ports.
+ *
+ * Three entry points, one per audience: `formwork` (this one) creates and configures the
+ * service; `formwork/ports` is the adapter kit, with the port interfaces that the options
+ * below name (`Store`, `BlobStore`, `Logger`, `Mailer`, `WebhookSender`); `formwork/testing`
+ * holds the conformance suites adapters run. The built-in adapters are
+ * `formwork/adapters/<name>`.
  */
-export type { AccountSummary, AdminApi, TokenSummary } from "./admin.ts";
 export type {
-  Caller,
-  CustomerRecord,
-  CustomerStatus,
-  PartnerOptions,
-} from "./domain/accounts/index.ts";
+  AccountSummary,
+  AdminApi,
+  IssuedPartner,
+  IssuedToken,
+  TokenSummary,
+} from "./admin.ts";
+export type { PartnerOptions } from "./domain/accounts/index.ts";
 export type { Limits } from "./domain/context.ts";
-export type { Device } from "./domain/device.ts";
-export { type CustomerQuotas, defaultCustomerQuotas } from "./domain/quotas/index.ts";
+export {
+  type CustomerQuotas,
+  defaultCustomerQuotas,
+  type QuotaName,
+  quotaNames,
+} from "./domain/quotas/index.ts";
 export type { RateLimitOptions } from "./http/rate-limits.ts";
 export {
-  BodyAbortedError,
   ConflictError,
   type ErrorCode,
   errorStatus,
-  ForbiddenError,
-  MethodNotAllowedError,
   NotFoundError,
   ServiceError,
-  UnauthorizedError,
   ValidationError,
   type ValidationIssue,
 } from "./kernel/errors.ts";
@@ -31,28 +38,6 @@ export {
   nodemailerMessage,
   type SmtpMailerOptions,
 } from "./mail/smtp-mailer.ts";
-export type { BlobInfo, BlobStore } from "./ports/blob-store.ts";
-export { evaluateQuery } from "./ports/evaluate-query.ts";
-export type { LogFields, Logger } from "./ports/logger.ts";
-export { type Mailer, type MailMessage, MailRejectedError } from "./ports/mailer.ts";
-export {
-  type Condition,
-  type Page,
-  type Query,
-  type Store,
-  StoreConflictError,
-  StoreContinuationError,
-  type Stored,
-  type StoreRecord,
-  type WriteOptions,
-} from "./ports/store.ts";
-export type {
-  AttemptOutcome,
-  DeliveryControl,
-  DeliveryResult,
-  WebhookMessage,
-  WebhookSender,
-} from "./ports/webhook-sender.ts";
 export {
   type ConnectionInfo,
   createFormService,

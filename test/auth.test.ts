@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
-import { createFormService, type Store } from "../src/index.ts";
+import { createFormService } from "../src/index.ts";
+import type { Store } from "../src/ports/index.ts";
 import { formInput, request, setup } from "./helpers.ts";
 
 describe("account tokens", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../adapters/memory/index.ts";
-import type { Store } from "../src/index.ts";
+import type { Store } from "../src/ports/index.ts";
 import { conformingFetch, formInput, setup } from "./helpers.ts";
 
 /** `{"a":{"a":…1…}}`, `levels` objects deep, built as text: no recursion anywhere. */

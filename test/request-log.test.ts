@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
-import { createFormService, type LogFields, type Logger, type Store } from "../src/index.ts";
+import { createFormService } from "../src/index.ts";
+import type { LogFields, Logger, Store } from "../src/ports/index.ts";
 import { conformingFetch, request, setup } from "./helpers.ts";
 import { download, submit, upload, withFiles } from "./submissions/setup.ts";
 

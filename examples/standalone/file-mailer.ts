@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { link, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Mailer, nodemailerMessage } from "formwork";
+import { nodemailerMessage } from "formwork";
+import type { Mailer } from "formwork/ports";
 import nodemailer from "nodemailer";
 
 /** Options of {@link createFileMailer}. */

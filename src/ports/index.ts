@@ -5,6 +5,7 @@
  * their own SDK, exactly as a third party would.
  */
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
+export type { Destinations } from "./destinations.ts";
 export { downloadHeaders, safeFilename } from "./download-headers.ts";
 export { compareValues, decodeCursor, evaluateQuery } from "./evaluate-query.ts";
 export type { LogFields, Logger } from "./logger.ts";
@@ -25,6 +26,7 @@ export {
   type StoreRecord,
   type WriteOptions,
 } from "./store.ts";
+export type { RetryPolicy } from "./webhook-retries.ts";
 export type {
   AttemptOutcome,
   DeliveryControl,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import type { Store } from "../../src/index.ts";
+import type { Store } from "../../src/ports/index.ts";
 import { formInput } from "../helpers.ts";
 import { customerBody, withPartner } from "./setup.ts";
 

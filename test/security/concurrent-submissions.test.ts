@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { createFormService, type Store } from "../../src/index.ts";
+import { createFormService } from "../../src/index.ts";
+import type { Store } from "../../src/ports/index.ts";
 import { conformingFetch, formInput, request, type TestUser } from "../helpers.ts";
 
 async function submitAtOnce(store: Store, count: number) {

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
-import { createFormService, type FormService, type Store } from "../../src/index.ts";
+import { createFormService, type FormService } from "../../src/index.ts";
+import type { Store } from "../../src/ports/index.ts";
 import { conformingFetch, formInput, request, type Send, type TestUser } from "../helpers.ts";
 import { customerBody, tokenSecret } from "../partners/setup.ts";
 

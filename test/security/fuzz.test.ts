@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import type { Store } from "../../src/index.ts";
+import type { Store } from "../../src/ports/index.ts";
 import { conformingFetch } from "../helpers.ts";
 import { problemOf } from "./fuzz-check.ts";
 import { type FuzzRequest, fuzzRequest } from "./fuzz-requests.ts";

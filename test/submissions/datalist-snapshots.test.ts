@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { createFormService, type FormService, type Store } from "../../src/index.ts";
+import { createFormService, type FormService } from "../../src/index.ts";
+import type { Store } from "../../src/ports/index.ts";
 import { settingsPath } from "../form-fixture.ts";
 import { formInput, request, type TestUser } from "../helpers.ts";
 

@@ -12,7 +12,8 @@ import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { outboxPartitions } from "../../src/domain/webhooks/outbox-partitions.ts";
-import { createFormService, type FormService, type Store } from "../../src/index.ts";
+import { createFormService, type FormService } from "../../src/index.ts";
+import type { Store } from "../../src/ports/index.ts";
 import { settingsPath } from "../form-fixture.ts";
 import { formInput, request, type TestUser } from "../helpers.ts";
 

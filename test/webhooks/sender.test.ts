@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type AttemptOutcome, createHttpWebhookSender } from "../../src/index.ts";
+import { createHttpWebhookSender } from "../../src/index.ts";
+import type { AttemptOutcome } from "../../src/ports/index.ts";
 import { startReceiver } from "./receiver.ts";
 
 describe("the HTTP webhook sender", () => {

@@ -7,6 +7,7 @@
 export {
   type CustomerQuotas,
   defaultCustomerQuotas,
+  type QuotaName,
   quotaBodyField,
   quotaField,
   quotaNames,

@@ -1,0 +1,74 @@
+/**
+ * The layer table: which part of the source may import which. `src/README.md` shows the same
+ * table (architecture.test.ts checks that they agree), and every import in src/ and adapters/
+ * must be an edge it allows. A file belongs to the first layer whose pattern matches its path
+ * from the project root; a layer may always import itself.
+ */
+export interface Layer {
+  name: string;
+  /** Path patterns of the layer's files, as shown in the README. */
+  files: string[];
+  /** The other layers it may import. */
+  mayImport: string[];
+}
+
+export const layers: Layer[] = [
+  { name: "kernel", files: ["src/kernel/*"], mayImport: [] },
+  { name: "kit", files: ["src/ports/index.ts"], mayImport: ["ports"] },
+  { name: "ports", files: ["src/ports/*"], mayImport: [] },
+  {
+    name: "domain-api",
+    files: ["src/domain/*/index.ts", "src/domain/context.ts", "src/domain/device.ts"],
+    mayImport: ["domain", "kernel", "ports"],
+  },
+  { name: "domain", files: ["src/domain/**"], mayImport: ["domain-api", "kernel", "ports"] },
+  { name: "auth", files: ["src/auth/*"], mayImport: ["domain-api", "kernel", "ports"] },
+  { name: "schemas", files: ["src/schemas/*"], mayImport: ["domain-api", "kernel"] },
+  { name: "http", files: ["src/http/*"], mayImport: ["kernel", "ports"] },
+  { name: "webhooks", files: ["src/webhooks/*"], mayImport: ["kernel", "ports"] },
+  { name: "mail", files: ["src/mail/*"], mayImport: ["kernel", "ports"] },
+  { name: "hosted-page", files: ["src/hosted-page/**"], mayImport: ["domain-api", "kernel"] },
+  { name: "openapi", files: ["src/openapi/*"], mayImport: ["schemas", "domain-api", "kernel"] },
+  {
+    name: "admin",
+    files: ["src/admin.ts"],
+    mayImport: ["domain-api", "schemas", "kernel", "ports"],
+  },
+  {
+    name: "routes",
+    files: ["src/routes/*"],
+    mayImport: [
+      "admin",
+      "auth",
+      "http",
+      "schemas",
+      "openapi",
+      "hosted-page",
+      "domain-api",
+      "kernel",
+      "ports",
+    ],
+  },
+  {
+    name: "service",
+    files: ["src/service.ts", "src/index.ts"],
+    mayImport: [
+      "routes",
+      "admin",
+      "auth",
+      "http",
+      "webhooks",
+      "mail",
+      "domain-api",
+      "kernel",
+      "kit",
+      "ports",
+    ],
+  },
+  { name: "testing", files: ["src/testing/*"], mayImport: ["kit"] },
+  { name: "adapter memory", files: ["adapters/memory/*"], mayImport: ["kit"] },
+  { name: "adapter lowdb", files: ["adapters/lowdb/*"], mayImport: ["kit"] },
+  { name: "adapter fs", files: ["adapters/fs/*"], mayImport: ["kit"] },
+  { name: "adapter cosmos", files: ["adapters/cosmos/*"], mayImport: ["kit"] },
+  { name: "adapter azure-blob", files: ["adapters/azure-blob/*"], mayImport: ["kit"] },
+];

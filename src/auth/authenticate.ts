@@ -2,11 +2,10 @@ import type { Caller } from "../domain/accounts/index.ts";
 import {
   type AccountRecord,
   findAccount,
+  findToken,
   secretMatches,
-  type TokenRecord,
 } from "../domain/accounts/index.ts";
 import type { Context } from "../domain/context.ts";
-import { collections } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
 
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,7 +32,7 @@ async function accountOfToken(
   secret: string,
 ): Promise<AccountRecord | null> {
   if (!guidPattern.test(tokenId)) return null;
-  const token = await ctx.store.get<TokenRecord>(collections.tokens, tokenId, tokenId);
-  if (!token || !secretMatches(secret, token.record.secret_hash)) return null;
-  return findAccount(ctx, token.record.user_id);
+  const token = await findToken(ctx, tokenId);
+  if (!token || !secretMatches(secret, token.secret_hash)) return null;
+  return findAccount(ctx, token.user_id);
 }

@@ -1,6 +1,6 @@
 import type { PartnerRecord } from "../domain/accounts/index.ts";
-import { hashSecret, secretMatches } from "../domain/accounts/index.ts";
-import { type Context, collections } from "../domain/context.ts";
+import { findPartner, hashSecret, secretMatches } from "../domain/accounts/index.ts";
+import type { Context } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
 
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -20,10 +20,8 @@ export async function authenticatePartner(ctx: Context, headers: Headers): Promi
     throw new UnauthorizedError("Both PartnerId and PartnerSecret are required");
   }
   const id = partnerId.replace(/^\{(.*)\}$/, "$1");
-  const stored = guidPattern.test(id)
-    ? await ctx.store.get<PartnerRecord>(collections.partners, id, id)
-    : null;
-  const matches = secretMatches(secret, stored?.record.secret_hash ?? noPartnerHash);
+  const stored = guidPattern.test(id) ? await findPartner(ctx, id) : null;
+  const matches = secretMatches(secret, stored?.secret_hash ?? noPartnerHash);
   if (!stored || !matches) throw new UnauthorizedError("Unknown PartnerId or wrong PartnerSecret");
-  return stored.record;
+  return stored;
 }

@@ -1,7 +1,7 @@
 import type { AdminApi } from "../admin.ts";
-import { hashSecret, secretMatches } from "../domain/accounts/index.ts";
+import { adminSecretCheck } from "../auth/admin-secret.ts";
 import { readJson } from "../http/body.ts";
-import { NotFoundError, UnauthorizedError } from "../kernel/errors.ts";
+import { NotFoundError } from "../kernel/errors.ts";
 import { envelope, guidParam, type RouteRequest, type ServiceRouter } from "./route-request.ts";
 
 /**
@@ -13,13 +13,8 @@ export function adminRoutes(
   admin: AdminApi,
   adminSecret: string | undefined,
 ) {
-  const secretHash = adminSecret ? hashSecret(adminSecret) : undefined;
-  const guard = (request: RouteRequest) => {
-    if (!secretHash) throw new NotFoundError();
-    const given = request.headers.get("AdminSecret");
-    if (!given || !secretMatches(given, secretHash))
-      throw new UnauthorizedError("A valid AdminSecret is required");
-  };
+  const checkSecret = adminSecretCheck(adminSecret);
+  const guard = (request: RouteRequest) => checkSecret(request.headers);
   router
     .all("/api/admin/*", guard)
     .get("/api/admin/accounts", () => admin.listAccounts())

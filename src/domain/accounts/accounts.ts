@@ -74,6 +74,12 @@ export async function createAccount(
 }
 
 /** The account with this user id, or `null`. */
+/** A token by its id, or `null` when there is none. */
+export async function findToken(ctx: Context, tokenId: string): Promise<TokenRecord | null> {
+  return (await ctx.store.get<TokenRecord>(collections.tokens, tokenId, tokenId))?.record ?? null;
+}
+
+/** An account by its user id, or `null` when there is none. */
 export async function findAccount(ctx: Context, userId: string): Promise<AccountRecord | null> {
   return (await ctx.store.get<AccountRecord>(collections.accounts, userId, userId))?.record ?? null;
 }

@@ -15,6 +15,7 @@ export {
   createAccount,
   createToken,
   findAccount,
+  findToken,
   type IssuedToken,
   revokeToken,
   type TokenRecord,
@@ -33,5 +34,5 @@ export {
   updateCustomer,
 } from "./customers.ts";
 export { type PartnerOptions, resolvePartnerSettings } from "./partner-settings.ts";
-export { createPartner, type IssuedPartner, type PartnerRecord } from "./partners.ts";
+export { createPartner, findPartner, type IssuedPartner, type PartnerRecord } from "./partners.ts";
 export { hashSecret, secretMatches } from "./secrets.ts";

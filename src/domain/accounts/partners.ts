@@ -31,6 +31,13 @@ export async function createPartner(ctx: Context, name: string): Promise<IssuedP
   return { partner_id: id, partner_secret, partner_account_id: id };
 }
 
+/** A partner by its id, or `null` when there is none. */
+export async function findPartner(ctx: Context, partnerId: string): Promise<PartnerRecord | null> {
+  return (
+    (await ctx.store.get<PartnerRecord>(collections.partners, partnerId, partnerId))?.record ?? null
+  );
+}
+
 /** The identity provider name of a partner's customers: `partner_<partner id>`. */
 export function partnerProvider(partnerId: string): string {
   return `partner_${partnerId}`;

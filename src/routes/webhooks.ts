@@ -1,10 +1,8 @@
-import * as v from "valibot";
 import {
   addWebhook,
   listActionDeliveries,
   listDeliveries,
   listWebhooks,
-  loggedActions,
   redeliver,
   redeliverAction,
   removeWebhook,

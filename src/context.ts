@@ -1,4 +1,5 @@
 import type { FormSnapshots } from "./domain/form-snapshots.ts";
+import type { SettledUploads } from "./domain/settled-uploads.ts";
 import type { PartnerSettings } from "./partner-settings.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Mailer } from "./ports/mailer.ts";
@@ -34,6 +35,8 @@ export interface Context {
   keepRunning(task: Promise<unknown>): void;
   /** The forms this instance holds for S2, checked against their version on every use. */
   formSnapshots: FormSnapshots;
+  /** The uploads this instance settled, which its S2 claims without reading them again. */
+  settledUploads: SettledUploads;
 }
 
 /** How the confirmation e-mail and the destination post are attempted (design.md §11). */

@@ -3,6 +3,7 @@ import type { Context, Limits } from "./context.ts";
 import { sweepAttachments } from "./domain/attachment-sweep.ts";
 import { finishFormDeletions } from "./domain/form-deletion.ts";
 import { createFormSnapshots } from "./domain/form-snapshots.ts";
+import { createSettledUploads } from "./domain/settled-uploads.ts";
 import { startWebhookWorker } from "./domain/webhook-worker.ts";
 import { errorEnvelope, ServiceError } from "./errors.ts";
 import { trackInFlight } from "./http/in-flight.ts";
@@ -217,6 +218,7 @@ export function createFormService(options: FormServiceOptions): FormService {
       running.add(kept);
     },
     formSnapshots: createFormSnapshots(),
+    settledUploads: createSettledUploads(),
   };
   const log = createRequestLog(options.logger, options.onError);
   const onError = (error: unknown) => log.unexpected(error);

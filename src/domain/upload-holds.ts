@@ -1,7 +1,7 @@
 import { type Context, collections } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 import { byteLimit, fileTooLarge } from "../http/multipart.ts";
-import type { BatchOp, StoreRecord } from "../ports/store.ts";
+import type { BatchOp, Stored, StoreRecord } from "../ports/store.ts";
 import { uploadBucketOf } from "./attachment-sweep.ts";
 import { batchAgain, type CountChange, countOps } from "./count-changes.ts";
 import { type CounterRecord, counterOp } from "./counters.ts";
@@ -99,13 +99,16 @@ export async function holdUpload(
     cap: (body) => body.pipeThrough(byteLimit(held, bound)),
     async settle(size) {
       const settled: AttachmentRecord = { ...record, file_size: size };
-      await batchAgain(ctx, async (attempt) => {
+      const written = await batchAgain(ctx, async (attempt) => {
         if (attempt > 1) etag = await currentEtag(ctx, record);
         return [
           ...(await countOps(ctx, changesOf(form, quota, size - held))),
           { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
         ];
       });
+      // The record as written, last op: this instance's S2 claims it on that etag (settled-uploads.ts).
+      const stored = written?.at(-1);
+      if (stored) ctx.settledUploads.set(stored as Stored<AttachmentRecord>);
     },
     async release() {
       await batchAgain(ctx, async (attempt) => {

@@ -1,6 +1,6 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { type PartnerOptions, resolvePartnerSettings } from "./domain/accounts/index.ts";
-import { sweepAttachments } from "./domain/attachments/index.ts";
+import { createSettledUploads, sweepAttachments } from "./domain/attachments/index.ts";
 import type { Context, Limits } from "./domain/context.ts";
 import { createFormSnapshots, finishFormDeletions } from "./domain/forms/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
@@ -217,6 +217,7 @@ export function createFormService(options: FormServiceOptions): FormService {
       running.add(kept);
     },
     formSnapshots: createFormSnapshots(),
+    settledUploads: createSettledUploads(),
   };
   const log = createRequestLog(options.logger, options.onError);
   const onError = (error: unknown) => log.unexpected(error);

@@ -5,6 +5,7 @@ import type { Store } from "../ports/store.ts";
 import type { RetryPolicy } from "../ports/webhook-retries.ts";
 import type { WebhookSender } from "../ports/webhook-sender.ts";
 import type { PartnerSettings } from "./accounts/partner-settings.ts";
+import type { SettledUploads } from "./attachments/settled-uploads.ts";
 import type { FormSnapshots } from "./forms/form-snapshots.ts";
 
 /** What every domain function works with: the ports and the service's settings. */
@@ -35,6 +36,8 @@ export interface Context {
   keepRunning(task: Promise<unknown>): void;
   /** The forms this instance holds for S2, checked against their version on every use. */
   formSnapshots: FormSnapshots;
+  /** The uploads this instance settled, which its S2 claims without reading them again. */
+  settledUploads: SettledUploads;
 }
 
 /** How the confirmation e-mail and the destination post are attempted (design.md §11). */

@@ -6,3 +6,4 @@
  */
 export { sweepAttachments } from "./attachment-sweep.ts";
 export { storeAttachment } from "./attachments.ts";
+export { createSettledUploads } from "./settled-uploads.ts";

@@ -1,6 +1,6 @@
 import { byteLimit, fileTooLarge } from "../../http/multipart.ts";
 import { ServiceError } from "../../kernel/errors.ts";
-import type { BatchOp, StoreRecord } from "../../ports/store.ts";
+import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
 import { type Context, collections } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { formCounter, readFormCounter } from "../forms/form-snapshots.ts";
@@ -99,13 +99,16 @@ export async function holdUpload(
     cap: (body) => body.pipeThrough(byteLimit(held, bound)),
     async settle(size) {
       const settled: AttachmentRecord = { ...record, file_size: size };
-      await batchAgain(ctx, async (attempt) => {
+      const written = await batchAgain(ctx, async (attempt) => {
         if (attempt > 1) etag = await currentEtag(ctx, record);
         return [
           ...(await countOps(ctx, changesOf(form, quota, size - held))),
           { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
         ];
       });
+      // The record as written, last op: this instance's S2 claims it on that etag (settled-uploads.ts).
+      const stored = written?.at(-1);
+      if (stored) ctx.settledUploads.set(stored as Stored<AttachmentRecord>);
     },
     async release() {
       await batchAgain(ctx, async (attempt) => {

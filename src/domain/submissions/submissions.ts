@@ -10,6 +10,7 @@ import {
   readClaimable,
 } from "../attachments/attachment-claims.ts";
 import { readAttachments, removalOps } from "../attachments/attachment-removal.ts";
+import type { SettledUploads } from "../attachments/settled-uploads.ts";
 import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
 import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
@@ -54,8 +55,9 @@ interface QuantityLimitSettings {
  * (`batchAgain`). So `max_total_submissions` and the quota hold under concurrent posts, a
  * form changed meanwhile makes the post start over with the new form, and a crash leaves
  * the counts equal to the records (all or nothing; see the Store port for Cosmos DB across
- * partitions). Files are read with the form's checks and claimed in the same batch, each
- * on the etag read, so no claim outlives a failed or cut-short S2; the batch's counter write
+ * partitions). Files are read with the form's checks (or, on the first attempt, taken as
+ * this instance settled them: settled-uploads.ts) and claimed in the same batch, each on
+ * the etag read, so no claim outlives a failed or cut-short S2; the batch's counter write
  * also takes their bytes off the form's cap on unclaimed uploads (unclaimed-uploads.ts).
  */
 export async function createSubmission(
@@ -73,11 +75,15 @@ export async function createSubmission(
     const counter = await readFormCounter(ctx, formId);
     const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
     if (!snapshot) throw formNotFound();
+    // Files this instance settled are claimed unread on the first attempt only: a batch that
+    // failed may have failed on such a claim, and is made again from reads (settled-uploads.ts).
+    const settled = attempt === 1 ? ctx.settledUploads : undefined;
     if (checked?.snapshot !== snapshot) {
-      checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft);
+      checked = await checkPost(ctx, caller, id, snapshot, input.form_fields, draft, settled);
     } else if (attempt > 1 && checked.claims.length > 0) {
       // The batch may have failed on a claim: a 400 when another submission took a file.
       const { form_definition } = snapshot.form;
+      for (const { record } of checked.claims) ctx.settledUploads.delete(record.id);
       checked.claims = await readClaimable(ctx, formId, id, form_definition, checked.values);
     }
     // The whole counts, so that counts other code keeps in this record stay as they were;
@@ -99,6 +105,10 @@ export async function createSubmission(
     return [
       counterOp(formCounter(formId), counter, counts),
       ...(monthly ? [monthly] : []),
+      // The claims in the batch, before the submission and its deliveries: a claim that
+      // fails (a file taken meanwhile) undoes only the counters, on Cosmos DB's op-by-op
+      // batch; one a crash leaves without its submission is the sweep's to remove.
+      ...claimOps(id, checked.claims, submission.created_date_utc),
       {
         op: "create",
         collection: collections.submissions,
@@ -107,11 +117,10 @@ export async function createSubmission(
       },
       ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
       ...actions.ops,
-      // The claims in the batch: no claim is left without its submission.
-      ...claimOps(id, checked.claims, submission.created_date_utc),
     ];
   });
   const { snapshot, fresh, actions } = post as NonNullable<typeof post>;
+  for (const { record } of checked?.claims ?? []) ctx.settledUploads.delete(record.id);
   // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
   if (fresh) ctx.formSnapshots.set(formId, 0, snapshot);
   if (!draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
@@ -155,6 +164,7 @@ async function checkPost(
   snapshot: FormSnapshot,
   fields: SubmittedField[],
   draft: boolean,
+  settled: SettledUploads | undefined,
 ): Promise<CheckedPost> {
   const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
@@ -163,7 +173,8 @@ async function checkPost(
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }
   const values = await checkSubmittedValues(ctx, form, fields, draft, snapshot);
-  const claims = await readClaimable(ctx, formId, submissionId, form.form_definition, values);
+  const definition = form.form_definition;
+  const claims = await readClaimable(ctx, formId, submissionId, definition, values, settled);
   const rules = compileRules(form);
   const taken = draft ? [] : inventoryTaken(rules, values);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;

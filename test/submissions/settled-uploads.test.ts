@@ -1,0 +1,162 @@
+/**
+ * S2 claims a file its own instance settled without reading it again, on the etag the settle
+ * wrote (src/domain/attachments/settled-uploads.ts): a file claimed meanwhile through another instance is
+ * refused with the answer a read gives, and the refused post leaves nothing behind. On the
+ * memory and lowdb stores, and on the Cosmos stand-in, whose batch across partitions runs op
+ * by op and undoes what it applied.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { createCosmosStore } from "../../adapters/cosmos/index.ts";
+import { createFsBlobStore } from "../../adapters/fs/index.ts";
+import { createLowdbStore } from "../../adapters/lowdb/index.ts";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
+import type { AttachmentRecord } from "../../src/domain/submissions/submission-record.ts";
+import { createFormService, type FormService } from "../../src/index.ts";
+import type { Store } from "../../src/ports/index.ts";
+import { queryAll } from "../../src/ports/query-all.ts";
+import { startCosmosEmulator } from "../emulators/cosmos.ts";
+import { formInput, request, type TestUser, uploadBytes } from "../helpers.ts";
+
+async function tempDir(prefix: string) {
+  const directory = await mkdtemp(join(tmpdir(), prefix));
+  after(() => rm(directory, { recursive: true, force: true }));
+  return directory;
+}
+
+const stores: [string, () => Promise<Store>][] = [
+  ["memory", async () => createMemoryStore()],
+  ["lowdb", async () => createLowdbStore({ directory: await tempDir("formwork-settled-") })],
+  [
+    "the Cosmos stand-in",
+    async () => {
+      const cosmos = await startCosmosEmulator();
+      const client = cosmos.client();
+      return createCosmosStore({ client, databaseId: "formwork", createIfMissing: true });
+    },
+  ],
+];
+
+/** Records each store call as `method:collection` into `calls`. */
+function counting(store: Store, calls: string[]): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls.push(`${String(property)}:${String(args[0])}`);
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+/** Two service instances over one store and one blob folder, and a form taking files. */
+async function twoInstances(store: Store) {
+  const calls: string[] = [];
+  const blobs = createFsBlobStore({
+    directory: await tempDir("formwork-settled-blobs-"),
+    storageUrl: "http://localhost/storage",
+    signingSecret: "test signing secret",
+  });
+  const options = { store: counting(store, calls), blobs, webhookPollMs: 0, sweepIntervalMs: 0 };
+  const first = createFormService(options);
+  const second = createFormService(options);
+  after(() => Promise.all([first.close(), second.close()]));
+  const alice = await first.admin.createAccount({ email: "alice@example.com" });
+  const fields = [
+    { unique_system_name: "name_1", type: "text", label: "Name" },
+    { unique_system_name: "cv_2", type: "file", label: "CV", max_files: 2 },
+  ];
+  const form = await request(first, "POST", "/api/restricted/form", {
+    as: alice as TestUser,
+    body: formInput("Files", fields),
+  });
+  assert.equal(form.status, 200);
+  const formId: string = form.body.id;
+  const upload = async (service: FormService) => {
+    const answer = await uploadBytes(service, formId, "cv_2", 10);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.id as string;
+  };
+  const post = (service: FormService, files: string) =>
+    request(service, "POST", `/api/form/${formId}/submission`, {
+      body: {
+        form_fields: [
+          { unique_system_name: "name_1", submitted_value: "Ada" },
+          { unique_system_name: "cv_2", submitted_value: files },
+        ],
+      },
+    });
+  const attachment = async (id: string) =>
+    (await store.get<AttachmentRecord>("attachments", formId, id))?.record;
+  const submissions = async () => (await queryAll(store, "submissions", formId)).length;
+  const counted = async () =>
+    (
+      await store.get<{ id: string; counts: Record<string, number> }>(
+        "form_counters",
+        formId,
+        formId,
+      )
+    )?.record.counts;
+  return { first, second, calls, upload, post, attachment, submissions, counted };
+}
+
+describe("files an instance settled, claimed by its S2", () => {
+  for (const [kind, create] of stores) {
+    it(`are claimed unread there, and read when settled through another instance (${kind})`, {
+      timeout: 60_000,
+    }, async () => {
+      const env = await twoInstances(await create());
+      const [mine, theirs] = [await env.upload(env.first), await env.upload(env.second)];
+      env.calls.length = 0;
+      const posted = await env.post(env.first, `${mine}|${theirs}`);
+      assert.equal(posted.status, 200, JSON.stringify(posted.body));
+      // Only the file settled through the other instance is read.
+      assert.equal(env.calls.filter((call) => call === "get:attachments").length, 1);
+      for (const id of [mine, theirs]) {
+        assert.equal((await env.attachment(id))?.submission_id, posted.body.id);
+      }
+      assert.equal((await env.counted())?.unclaimed_bytes, 0);
+    });
+
+    it(`refuses a file claimed through another instance as a read does, keeping nothing (${kind})`, {
+      timeout: 60_000,
+    }, async () => {
+      const env = await twoInstances(await create());
+      const file = await env.upload(env.first);
+      const taken = await env.post(env.second, file);
+      assert.equal(taken.status, 200, JSON.stringify(taken.body));
+      const counts = await env.counted();
+      // The first instance still holds the file as it settled it: its claim fails on the etag.
+      const refused = await env.post(env.first, file);
+      const read = await env.post(env.second, file);
+      assert.equal(refused.status, 400);
+      assert.equal(read.status, 400);
+      assert.deepEqual(withoutId(refused.body), withoutId(read.body));
+      assert.deepEqual(refused.body.issues, [
+        {
+          path: "cv_2",
+          message: `${file} is not a file uploaded for this field and waiting for a submission`,
+        },
+      ]);
+      assert.equal(await env.submissions(), 1);
+      assert.deepEqual(await env.counted(), counts);
+      assert.equal((await env.attachment(file))?.submission_id, taken.body.id);
+      // Refused once, the file is no longer claimed unread.
+      env.calls.length = 0;
+      assert.equal((await env.post(env.first, file)).status, 400);
+      assert.ok(env.calls.includes("get:attachments"));
+      assert.ok(!env.calls.includes("batch:form_counters"));
+    });
+  }
+});
+
+/** An error envelope without the request's own id. */
+function withoutId(body: Record<string, unknown>) {
+  const { request_id: _, ...rest } = body;
+  return rest;
+}

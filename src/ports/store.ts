@@ -65,10 +65,10 @@ export interface Store {
 
   /**
    * Lists the records of one partition that satisfy every condition of `query.where`,
-   * ordered by `query.orderBy` (ties, and the default order, by `id` ascending), at most
-   * `query.limit` at a time. Pass the returned `continuation` back to read the next page;
-   * it is `null` on the last page. Records written between pages may or may not appear,
-   * but no record that existed throughout is skipped or repeated.
+   * each with its etag, ordered by `query.orderBy` (ties, and the default order, by `id`
+   * ascending), at most `query.limit` at a time. Pass the returned `continuation` back to
+   * read the next page; it is `null` on the last page. Records written between pages may or
+   * may not appear, but no record that existed throughout is skipped or repeated.
    */
   query<T extends StoreRecord>(
     collection: string,
@@ -190,9 +190,12 @@ export interface Query {
   continuation?: string | null;
 }
 
-/** One page of a query. */
+/**
+ * One page of a query: each record with its etag, exactly as `get` would answer it, so that
+ * a caller can write back what it queried (`ifMatch`) without reading it again.
+ */
 export interface Page<T> {
-  items: T[];
+  items: Stored<T>[];
   /** Token for the next page; `null` when there is none. */
   continuation: string | null;
 }

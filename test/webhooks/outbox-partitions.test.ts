@@ -42,7 +42,7 @@ async function outbox(store: Store) {
   const entries: { partition: string; entry: OutboxEntry }[] = [];
   for (const partition of outboxPartitions) {
     const { items } = await store.query<OutboxEntry>("webhook_outbox", partition);
-    for (const entry of items) entries.push({ partition, entry });
+    for (const { record } of items) entries.push({ partition, entry: record });
   }
   return entries;
 }
@@ -111,7 +111,7 @@ describe("the outbox over several partitions", () => {
       assert.equal(new Set(ids).size, posts);
       const { items } = await store.query<DeliveryRecord>("webhook_deliveries", webhookId);
       assert.equal(items.length, posts);
-      for (const delivery of items) {
+      for (const { record: delivery } of items) {
         assert.equal(delivery.status, "delivered");
         assert.equal(delivery.attempts.length, 1);
       }
@@ -148,7 +148,7 @@ describe("the outbox over several partitions", () => {
     const ctx = { store, now: () => new Date() } as Context;
     const first = await dueCandidates(ctx, 4, 0);
     assert.deepEqual(
-      first.map(({ id }) => id),
+      first.map(({ entry }) => entry.record.id),
       ["a00", "b", "old", "a01", "a02", "a03"],
     );
     const rotated = await dueCandidates(ctx, 2, 5);

@@ -6,8 +6,15 @@ import { describe, it } from "node:test";
 import {
   type CosmosStoreOptions,
   createCosmosStore,
+  indexingPolicyFor,
   serviceOrderFields,
+  unindexedPaths,
 } from "../../adapters/cosmos/index.ts";
+import {
+  conditionFieldsOf,
+  orderFieldsOf,
+  serviceQueries,
+} from "../../src/ports/service-queries.ts";
 import type { Page, Store, StoreRecord } from "../../src/ports/store.ts";
 import { runStoreConformance } from "../../src/testing/node-test.ts";
 import { countKinds, startCosmosEmulator } from "../emulators/cosmos.ts";
@@ -211,6 +218,26 @@ describe("cosmos store", () => {
       }
     }
     const missing = [...fields].filter((field) => !serviceOrderFields.includes(field));
-    assert.deepEqual(missing, [], "add these to serviceOrderFields in indexing-policy.ts");
+    assert.deepEqual(missing, [], "add these to serviceQueries in src/ports/service-queries.ts");
+    const policy = indexingPolicyFor();
+    for (const field of serviceOrderFields) {
+      const composites = (policy.compositeIndexes ?? []).filter((c) => c[0]?.path === `/${field}`);
+      assert.deepEqual(
+        composites.map((c) => c.map(({ order }) => order)),
+        [
+          ["ascending", "ascending"],
+          ["descending", "ascending"],
+        ],
+        field,
+      );
+    }
+  });
+
+  it("leaves in the index every field the service's queries filter or order on", () => {
+    const queried = [...conditionFieldsOf(serviceQueries), ...orderFieldsOf(serviceQueries)];
+    for (const field of queried) {
+      const dropped = unindexedPaths.filter((path) => path.startsWith(`/${field}/`));
+      assert.deepEqual(dropped, [], field);
+    }
   });
 });

@@ -11,6 +11,7 @@ import { outboxPartitions } from "../../src/domain/outbox-partitions.ts";
 import type { OutboxEntry } from "../../src/domain/webhook-outbox.ts";
 import { newId } from "../../src/ids.ts";
 import { countingStore } from "../counting-store.ts";
+import { serviceQueriesOnly } from "../service-queries-only.ts";
 import { eventually, startReceiver } from "./receiver.ts";
 import { withWebhookForm } from "./setup.ts";
 
@@ -18,7 +19,8 @@ describe("webhook worker: claims from the outbox query", () => {
   it("claims and settles a delivery without reading its outbox entry again", async () => {
     const receiver = await startReceiver([200]);
     const calls: string[] = [];
-    const env = await withWebhookForm({ store: countingStore(createMemoryStore(), calls) });
+    const store = countingStore(serviceQueriesOnly(createMemoryStore()), calls);
+    const env = await withWebhookForm({ store });
     const hook = await env.addHook({ webhook_name: "CRM", webhook_destination_url: receiver.url });
     calls.length = 0;
     assert.equal((await env.submit("Ada")).status, 200);

@@ -23,6 +23,8 @@ export interface BlobFixture {
   blobs: BlobStore;
   /** A new container name, deleted again after the case. */
   container(): string;
+  /** Fetches a signed URL of this store the way a browser would (the options' `download`). */
+  download(url: string): Promise<Response>;
 }
 
 /** A case whose body gets a fresh store; its containers are deleted when it ends. */
@@ -42,7 +44,7 @@ export function blobCase(
         return made;
       };
       try {
-        await body({ blobs, container });
+        await body({ blobs, container, download: (url) => options.download(url, blobs) });
       } finally {
         await Promise.all(containers.map((made) => blobs.deleteContainer(made)));
         await options.cleanup?.(blobs);

@@ -97,7 +97,11 @@ describe("the outbox over several partitions", () => {
       for (const { partition, entry } of queued.slice(0, 5)) {
         await moveToLegacy(store, partition, entry);
       }
-      const instances = [0, 1, 2].map(() => webhookService({ store: shared(store), pollMs: 10 }));
+      // A generous send timeout: on a loaded machine a 2 s one retries a slow answer, a
+      // second send that is the sender's at-least-once, not a claim taken twice.
+      const instances = [0, 1, 2].map(() =>
+        webhookService({ store: shared(store), pollMs: 10, timeoutMs: 30_000 }),
+      );
       try {
         await receiver.waitFor(posts, 60_000);
         await eventually(async () => (await outbox(store)).length === 0, 30_000);

@@ -1,6 +1,7 @@
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService, type FormService, type FormServiceOptions } from "../src/index.ts";
 import { conformingFetch, mountedAt } from "./openapi/conformance.ts";
+import { serviceQueriesOnly } from "./service-queries-only.ts";
 
 export { conformingFetch, mountedAt };
 
@@ -21,7 +22,9 @@ export interface Send {
 
 /** A service over the memory store with a helper that sends one request and reads JSON. */
 export async function setup(options: Partial<FormServiceOptions> = {}) {
-  const service = createFormService({ store: createMemoryStore(), ...options });
+  // Every query must be one of `serviceQueries` (src/ports/service-queries.ts).
+  const store = serviceQueriesOnly(createMemoryStore());
+  const service = createFormService({ store, ...options });
   if (options.basePath) mountedAt(service, options.basePath);
   const call = (method: string, path: string, send: Send = {}) =>
     request(service, method, path, send);

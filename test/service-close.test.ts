@@ -51,7 +51,7 @@ describe("service.close", () => {
     assert.deepEqual(held.lateCalls, []);
     const stored = await inner.query<{ id: string }>(collections.submissions, form.body.id, {});
     assert.deepEqual(
-      stored.items.map((s) => s.id),
+      stored.items.map((s) => s.record.id),
       [answered.body.id],
     );
   });

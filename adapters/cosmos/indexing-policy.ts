@@ -1,18 +1,18 @@
 /** The indexing policy the Cosmos DB store needs, and the fields the service orders by. */
 import type { IndexingPolicy } from "@azure/cosmos";
+import { orderFieldsOf, serviceQueries } from "../../src/ports/index.ts";
 
 /**
- * The fields the service's own queries order by: `created_date_utc` (submissions, form
- * users, datalists, customers, webhooks and their deliveries), `sort_order` (datalist
- * entries) and `due_at` (the webhook outbox). Each needs composite indexes on Cosmos DB,
- * since every query orders by its field and then by `id`; a test keeps this list in step
- * with the `orderBy` fields under `src/`.
+ * The fields the service's own queries order by, taken from `serviceQueries` of the kit
+ * (`created_date_utc`, `sort_order`, `due_at` today). Each needs composite indexes on
+ * Cosmos DB, since every query orders by its field and then by `id`.
  */
-export const serviceOrderFields: readonly string[] = ["created_date_utc", "sort_order", "due_at"];
+export const serviceOrderFields: readonly string[] = orderFieldsOf(serviceQueries);
 
 /**
- * Paths never filtered or ordered on, left out of the index so that writing a large form
- * definition or a submission's values costs fewer request units.
+ * Paths never filtered or ordered on (a test checks them against `serviceQueries`), left
+ * out of the index so that writing a large form definition or a submission's values costs
+ * fewer request units.
  */
 export const unindexedPaths: readonly string[] = [
   "/form_fields/*",

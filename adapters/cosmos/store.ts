@@ -12,7 +12,7 @@ import { checkBatch, StoreConflictError, StoreContinuationError } from "../../sr
 import { batchInOrder, sharesPartitionKey, transactionalBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
-import { type Item, itemIdOf, itemOf, partitionKeyOf, recordOf, storedOf } from "./documents.ts";
+import { type Item, itemIdOf, itemOf, partitionKeyOf, storedOf } from "./documents.ts";
 import { cosmosError, isNotFound, statusOf, translate } from "./errors.ts";
 import { deleteAllItems } from "./partition-delete.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
@@ -102,7 +102,7 @@ export class CosmosStore implements Store {
         token = page.continuationToken || undefined;
       } while (token && items.length < limit);
       return {
-        items: items.map((item) => recordOf<T>(item)),
+        items: items.map((item) => storedOf<T>(item)),
         continuation: token ? wrapContinuation(token, spec) : null,
       };
     });

@@ -1,5 +1,5 @@
 import { compareValues, decodeCursor, evaluateQuery } from "../../src/ports/evaluate-query.ts";
-import type { Page, Query, StoreRecord } from "../../src/ports/store.ts";
+import type { Page, Query, Stored, StoreRecord } from "../../src/ports/store.ts";
 import type { Manifest } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
 import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";
@@ -41,11 +41,11 @@ export async function readPage<T extends StoreRecord>(
   );
   spans.sort((a, b) => (descending ? compareEdges(b.max, a.max) : compareEdges(a.min, b.min)));
   const probe: Query = { ...query, limit: limit + 1 };
-  let found: T[] = [];
+  let found: Stored<T>[] = [];
   for (const span of spans) {
-    const last = found.length > limit ? (found[found.length - 1] as T) : undefined;
+    const last = found.length > limit ? (found[found.length - 1] as Stored<T>) : undefined;
     if (last) {
-      const value = orderValue(last, field);
+      const value = orderValue(last.record, field);
       if (descending ? compareEdges(span.max, value) < 0 : compareEdges(span.min, value) > 0) {
         break;
       }
@@ -94,8 +94,12 @@ function* fromFile(entries: Iterable<Entry>): Iterable<Entry> {
 }
 
 /** The first records of the probe among `found` and every entry of a segment. */
-function withAll<T extends StoreRecord>(found: T[], entries: Iterable<Entry>, probe: Query): T[] {
-  for (const entry of entries) found.push(entry.record as T);
+function withAll<T extends StoreRecord>(
+  found: Stored<T>[],
+  entries: Iterable<Entry>,
+  probe: Query,
+): Stored<T>[] {
+  for (const entry of entries) found.push(entry as Stored<T>);
   return evaluateQuery(found, probe).items;
 }
 
@@ -107,17 +111,17 @@ function withAll<T extends StoreRecord>(found: T[], entries: Iterable<Entry>, pr
 function readLines<T extends StoreRecord>(
   snapshot: SegmentSnapshot,
   candidates: { line: number; value: Edge }[],
-  found: T[],
+  found: Stored<T>[],
   probe: Query,
   field: string,
   descending: boolean,
-): T[] {
+): Stored<T>[] {
   const want = probe.limit as number;
   let next = 0;
   while (next < candidates.length) {
-    const last = found.length >= want ? (found[found.length - 1] as T) : undefined;
+    const last = found.length >= want ? (found[found.length - 1] as Stored<T>) : undefined;
     if (last) {
-      const value = orderValue(last, field);
+      const value = orderValue(last.record, field);
       const after = compareEdges((candidates[next] as { value: Edge }).value, value);
       if (descending ? after < 0 : after > 0) break;
     }
@@ -126,7 +130,7 @@ function readLines<T extends StoreRecord>(
       const entry = snapshot.entryAt((candidates[next] as { line: number }).line);
       if (!entry) continue;
       readFromFile.add(entry.record);
-      found.push(entry.record as T);
+      found.push(entry as Stored<T>);
     }
     found = evaluateQuery(found, probe).items;
   }

@@ -116,11 +116,14 @@ export class LowdbStore implements Store {
         // Records of loaded segments are copied: records are JSON (that is what the files
         // hold), and one JSON round trip of them all costs a fraction of a structuredClone
         // per record. Those parsed from a file for this page are already the caller's own.
-        const shared = page.items.filter((item) => !isReadFromFile(item));
+        const shared = page.items.flatMap(({ record }) => (isReadFromFile(record) ? [] : [record]));
         const copies = JSON.parse(JSON.stringify(shared)) as T[];
         let next = 0;
-        const items = page.items.map((item) => (isReadFromFile(item) ? item : copies[next++]));
-        return { items: items as T[], continuation: page.continuation };
+        const items = page.items.map(({ record, etag }) => ({
+          record: isReadFromFile(record) ? record : (copies[next++] as T),
+          etag,
+        }));
+        return { items, continuation: page.continuation };
       }),
     );
   }

@@ -96,12 +96,10 @@ export function createMemoryStore(): Store {
     },
 
     async query<T extends StoreRecord>(collection: string, partition: string, query?: Query) {
-      const records = [...recordsOf(collection, partition).values()].map(
-        (entry) => entry.record as T,
-      );
-      const page: Page<T> = evaluateQuery(records, query);
+      const entries = recordsOf(collection, partition).values() as Iterable<Stored<T>>;
+      const page: Page<T> = evaluateQuery(entries, query);
       return {
-        items: page.items.map((item) => structuredClone(item)),
+        items: page.items.map(({ record, etag }) => ({ record: structuredClone(record), etag })),
         continuation: page.continuation,
       };
     },

@@ -30,8 +30,12 @@ export interface BlobStore {
   deleteContainer(container: string): Promise<void>;
 
   /**
-   * A read-only signed query string (`?sv=&se=&sr=&sp=&sig=`) for one blob, or for a whole
-   * container when `name` is omitted, valid until `expiresAt`.
+   * A read-only signed query string for one blob, or for a whole container when `name` is
+   * omitted, valid until `expiresAt`: appended to {@link blobUrl}, it reads the blob; changed
+   * in any part, expired, or applied to another blob or container, it is refused (4xx). The
+   * interface shows Azure's SAS shape (`?sv=&se=&sr=&sp=&sig=`), which the built-in stores
+   * give; the conformance suite checks only the behaviour, so another signing scheme (S3's
+   * presigned query) passes it too.
    */
   signedQuery(container: string, name: string | undefined, expiresAt: Date): Promise<string>;
 

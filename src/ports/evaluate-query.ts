@@ -4,16 +4,18 @@ import {
   type Page,
   type Query,
   StoreContinuationError,
+  type Stored,
   type StoreRecord,
 } from "./store.ts";
 
 /**
- * The reference meaning of a `Query` over records held in memory: filter, order, then page
- * by keyset (the continuation names the last record returned, so inserts between pages never
- * shift the next page). Adapters that keep records in memory (memory, lowdb) use it as is.
+ * The reference meaning of a `Query` over records held in memory, each with its etag: filter,
+ * order, then page by keyset (the continuation names the last record returned, so inserts
+ * between pages never shift the next page). Adapters that keep records in memory (memory,
+ * lowdb) use it as is. It hands back the entries it was given, not copies.
  */
 export function evaluateQuery<T extends StoreRecord>(
-  records: Iterable<T>,
+  entries: Iterable<Stored<T>>,
   query: Query = {},
 ): Page<T> {
   const where = query.where ?? [];
@@ -22,16 +24,16 @@ export function evaluateQuery<T extends StoreRecord>(
   const order = (a: StoreRecord, b: StoreRecord) =>
     sign * compareValues(fieldOf(a, field), fieldOf(b, field)) || compareValues(a.id, b.id);
 
-  let items = [...records].filter((record) => where.every((c) => matches(record, c)));
-  items.sort(order);
+  let items = [...entries].filter(({ record }) => where.every((c) => matches(record, c)));
+  items.sort((a, b) => order(a.record, b.record));
   if (query.continuation) {
     const after = decodeCursor(query.continuation, field);
-    items = items.filter((record) => order(record, after) > 0);
+    items = items.filter(({ record }) => order(record, after) > 0);
   }
   const limit = query.limit ?? Number.POSITIVE_INFINITY;
   if (items.length <= limit) return { items, continuation: null };
   const page = items.slice(0, limit);
-  const last = page[page.length - 1] as T;
+  const last = (page[page.length - 1] as Stored<T>).record;
   return { items: page, continuation: encodeCursor(fieldOf(last, field), last.id) };
 }
 

@@ -12,6 +12,14 @@ export type { LogFields, Logger } from "./logger.ts";
 export { type Mailer, type MailMessage, MailRejectedError } from "./mailer.ts";
 export { queryAll } from "./query-all.ts";
 export {
+  type ConditionOp,
+  conditionFieldsOf,
+  isServiceQuery,
+  orderFieldsOf,
+  type QueryShape,
+  serviceQueries,
+} from "./service-queries.ts";
+export {
   type BatchOp,
   batchOpId,
   type Condition,

@@ -1,6 +1,9 @@
 import type { Page, Query, Store, StoreRecord } from "./store.ts";
 
-/** Reads every record a query matches, page by page. For partitions known to stay small. */
+/**
+ * Reads every record a query matches, page by page, without their etags. For partitions known
+ * to stay small.
+ */
 export async function queryAll<T extends StoreRecord>(
   store: Store,
   collection: string,
@@ -15,7 +18,7 @@ export async function queryAll<T extends StoreRecord>(
       limit: 1000,
       continuation,
     });
-    records.push(...page.items);
+    for (const { record } of page.items) records.push(record);
     continuation = page.continuation;
   } while (continuation);
   return records;

@@ -7,8 +7,11 @@
  * files (one set of files per partition). The one operation that spans partitions is
  * {@link Store.batch}, for a record and the counters that count it.
  *
- * Calls may overlap; each single call is atomic. Optimistic concurrency uses opaque etags:
- * a write with `ifMatch` succeeds only if the stored record still carries that etag.
+ * Calls may overlap. Every call on one record (`get`, `create`, `replace`, `delete`) is
+ * atomic; `batch` and `deletePartition` state their own atomicity, which differs by adapter.
+ * Optimistic concurrency uses opaque etags: a write with `ifMatch` succeeds only if the
+ * stored record still carries that etag. `get`, `query` and every write answer the etag, so
+ * a record read either way can be written back on its condition without reading it again.
  *
  * Ownership: a record given to a write (`create`, `replace`, `batch`) belongs to the store
  * once the write is called, and so does the record a write returns, which may be the same
@@ -65,10 +68,24 @@ export interface Store {
 
   /**
    * Lists the records of one partition that satisfy every condition of `query.where`,
-   * ordered by `query.orderBy` (ties, and the default order, by `id` ascending), at most
-   * `query.limit` at a time. Pass the returned `continuation` back to read the next page;
-   * it is `null` on the last page. Records written between pages may or may not appear,
-   * but no record that existed throughout is skipped or repeated.
+   * each with its etag, ordered by `query.orderBy` (ties, and the default order, by `id`
+   * ascending), at most `query.limit` at a time. Pass the returned `continuation` back to
+   * read the next page; it is `null` on the last page. Records written between pages may or
+   * may not appear, but no record that existed throughout is skipped or repeated.
+   *
+   * Order across types: a missing field < `false` < `true` < numbers < strings; numbers
+   * compare numerically, strings by UTF-16 code unit (not by locale). The service orders
+   * only by fields every matching record holds with one type (see {@link Query.orderBy}).
+   *
+   * Conditions never convert types. `eq` holds only for the same type and value (`1` is not
+   * `"1"`, a missing field equals nothing). `gt`, `gte`, `lt`, `lte` hold only when the field
+   * has the value's type: a record whose field is missing or of another type matches none
+   * of them (so `n > 1` and `n <= 1` may both miss it). `contains` holds only when the field
+   * is an array holding an element of the same type and value. `evaluateQuery` is the
+   * reference; Cosmos DB SQL answers the same for these comparisons.
+   *
+   * Only the query shapes in `serviceQueries` are issued by the service: an adapter that
+   * needs indexes or plans per field can prepare exactly those.
    */
   query<T extends StoreRecord>(
     collection: string,
@@ -94,7 +111,18 @@ export interface Store {
 
   /**
    * Deletes every record of one partition.
-   * @returns how many records were deleted.
+   *
+   * Atomicity differs by adapter. Memory and lowdb delete the partition at once, also
+   * across a crash (lowdb journals it as one entry). Cosmos DB has no such operation: it
+   * reads the ids page by page and deletes them in transactional batches of 100, so
+   * concurrent readers may see part of the partition gone, records written meanwhile may
+   * or may not be deleted, and a crash or failure in the middle leaves the rest in place.
+   * Calling it again finishes the job. The service copes by never letting what remains
+   * matter: it first deletes (or marks) the record that makes the partition reachable (the
+   * form, the datalist, the webhook), so leftovers are unreachable, and where leftovers
+   * would hold quota or files it keeps a note and its sweep calls this again (form
+   * deletion's note, the upload sweep's cursor saved only after the bucket is gone).
+   * @returns how many records were deleted (by this call).
    */
   deletePartition(collection: string, partition: string): Promise<number>;
 
@@ -190,9 +218,12 @@ export interface Query {
   continuation?: string | null;
 }
 
-/** One page of a query. */
+/**
+ * One page of a query: each record with its etag, exactly as `get` would answer it, so that
+ * a caller can write back what it queried (`ifMatch`) without reading it again.
+ */
 export interface Page<T> {
-  items: T[];
+  items: Stored<T>[];
   /** Token for the next page; `null` when there is none. */
   continuation: string | null;
 }

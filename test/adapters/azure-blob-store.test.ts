@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { createAzureBlobStore } from "../../adapters/azure-blob/index.ts";
 import { ServiceError } from "../../src/kernel/errors.ts";
-import { runBlobStoreConformance } from "../../src/testing/index.ts";
+import { runBlobStoreConformance } from "../../src/testing/node-test.ts";
 import { devAccount, startAzurite } from "../emulators/azurite.ts";
 
 const azurite = await startAzurite();

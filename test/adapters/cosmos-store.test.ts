@@ -6,10 +6,17 @@ import { describe, it } from "node:test";
 import {
   type CosmosStoreOptions,
   createCosmosStore,
+  indexingPolicyFor,
   serviceOrderFields,
+  unindexedPaths,
 } from "../../adapters/cosmos/index.ts";
-import type { Store, StoreRecord } from "../../src/ports/store.ts";
-import { runStoreConformance } from "../../src/testing/index.ts";
+import {
+  conditionFieldsOf,
+  orderFieldsOf,
+  serviceQueries,
+} from "../../src/ports/service-queries.ts";
+import type { Page, Store, StoreRecord } from "../../src/ports/store.ts";
+import { runStoreConformance } from "../../src/testing/node-test.ts";
 import { countKinds, startCosmosEmulator } from "../emulators/cosmos.ts";
 
 const emulator = await startCosmosEmulator();
@@ -85,13 +92,13 @@ describe("cosmos store", () => {
     for (const [n, id] of ids.entries()) {
       assert.equal((await store.get<Row>("emails", "p", id))?.record.n, n, id);
     }
-    const listed = (await store.query<Row>("emails", "p")).items.map((r) => r.id);
+    const listed = (await store.query<Row>("emails", "p")).items.map((r) => r.record.id);
     assert.deepEqual(new Set(listed), new Set(ids));
     const eq = await store.query<Row>("emails", "p", {
       where: [{ field: "id", op: "eq", value: "a/b@example.com" }],
     });
     assert.deepEqual(
-      eq.items.map((r) => r.n),
+      eq.items.map((r) => r.record.n),
       [0],
     );
     assert.equal(await store.delete("emails", "p", "q?x#y"), true);
@@ -103,7 +110,8 @@ describe("cosmos store", () => {
     const created = await store.create<Row>("things", "p", { id: "a", n: 1 });
     const read = await store.get<Row>("things", "p", "a");
     const listed = await store.query<Row>("things", "p");
-    for (const record of [created.record, read?.record, listed.items[0]]) {
+    assert.equal(listed.items[0]?.etag, created.etag);
+    for (const record of [created.record, read?.record, listed.items[0]?.record]) {
       assert.deepEqual(record, { id: "a", n: 1 });
     }
     const raw = (await inspect(store, "things", "p", "a")) as Record<string, unknown>;
@@ -120,12 +128,12 @@ describe("cosmos store", () => {
     const ids: string[] = [];
     let continuation: string | null = null;
     do {
-      const page: { items: Row[]; continuation: string | null } = await store.query<Row>(
-        "submissions",
-        "form",
-        { orderBy: { field: "created_date_utc", direction: "desc" }, limit: 3, continuation },
-      );
-      ids.push(...page.items.map((r) => r.id));
+      const page: Page<Row> = await store.query<Row>("submissions", "form", {
+        orderBy: { field: "created_date_utc", direction: "desc" },
+        limit: 3,
+        continuation,
+      });
+      ids.push(...page.items.map((r) => r.record.id));
       continuation = page.continuation;
     } while (continuation);
     assert.deepEqual(ids, ["s2", "s5", "s1", "s4", "s0", "s3", "s6"]);
@@ -210,6 +218,26 @@ describe("cosmos store", () => {
       }
     }
     const missing = [...fields].filter((field) => !serviceOrderFields.includes(field));
-    assert.deepEqual(missing, [], "add these to serviceOrderFields in indexing-policy.ts");
+    assert.deepEqual(missing, [], "add these to serviceQueries in src/ports/service-queries.ts");
+    const policy = indexingPolicyFor();
+    for (const field of serviceOrderFields) {
+      const composites = (policy.compositeIndexes ?? []).filter((c) => c[0]?.path === `/${field}`);
+      assert.deepEqual(
+        composites.map((c) => c.map(({ order }) => order)),
+        [
+          ["ascending", "ascending"],
+          ["descending", "ascending"],
+        ],
+        field,
+      );
+    }
+  });
+
+  it("leaves in the index every field the service's queries filter or order on", () => {
+    const queried = [...conditionFieldsOf(serviceQueries), ...orderFieldsOf(serviceQueries)];
+    for (const field of queried) {
+      const dropped = unindexedPaths.filter((path) => path.startsWith(`/${field}/`));
+      assert.deepEqual(dropped, [], field);
+    }
   });
 });

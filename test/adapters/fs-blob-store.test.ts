@@ -4,7 +4,7 @@ import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
-import { runBlobStoreConformance } from "../../src/testing/index.ts";
+import { runBlobStoreConformance } from "../../src/testing/node-test.ts";
 import {
   body,
   inAMinute,

@@ -52,7 +52,7 @@ describe("lowdb store crashes", () => {
       const acknowledged = await writeAndKill(directory, round * 1_000_000, count);
       const store = createLowdbStore({ directory, warn: () => {} });
       const { items } = await store.query<{ id: string; n: number }>("t", "p");
-      const stored = new Map(items.map((record) => [record.id, record.n]));
+      const stored = new Map(items.map(({ record }) => [record.id, record.n]));
       for (const id of acknowledged.deleted) assert.equal(stored.has(id), false, `${id} is back`);
       for (const [id, n] of acknowledged.puts) {
         if (acknowledged.deleted.has(id)) continue;

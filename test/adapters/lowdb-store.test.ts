@@ -25,7 +25,7 @@ import {
   StoreLockedError,
 } from "../../adapters/lowdb/index.ts";
 import type { Store, StoreRecord } from "../../src/ports/store.ts";
-import { runStoreConformance } from "../../src/testing/index.ts";
+import { runStoreConformance } from "../../src/testing/node-test.ts";
 
 interface Row extends StoreRecord {
   n: number;
@@ -188,7 +188,7 @@ describe("lowdb store", () => {
         assert.equal((await store.get<Row>("t", "p", id))?.record.n, expected.get(id));
       const all = (await store.query<Row>("t", "p")).items;
       assert.deepEqual(
-        all.map((r) => [r.id, r.n]),
+        all.map(({ record: r }) => [r.id, r.n]),
         [...expected].sort(([a], [b]) => (a < b ? -1 : 1)),
       );
     };
@@ -280,7 +280,7 @@ describe("lowdb store", () => {
       ),
     );
     const store = open(directory);
-    const rows = (await store.query<Row>("t", "p")).items.map((r) => [r.id, r.n]);
+    const rows = (await store.query<Row>("t", "p")).items.map(({ record: r }) => [r.id, r.n]);
     assert.deepEqual(rows, [
       ["a", 1],
       ["b", 1],
@@ -345,7 +345,7 @@ describe("lowdb store", () => {
     await again.close();
     const last = createLowdbStore({ directory: crashed, warn: (w) => warnings.push(w) });
     assert.deepEqual(
-      (await last.query<Row>("t", "p")).items.map((r) => r.id),
+      (await last.query<Row>("t", "p")).items.map((r) => r.record.id),
       ["after", "kept"],
     );
     await last.close();
@@ -381,7 +381,7 @@ describe("lowdb store", () => {
     const again = createLowdbStore({ directory: crashed, warn: () => {} });
     assert.equal((await again.get<Row>("counters", "f", "f"))?.record.n, 1);
     assert.deepEqual(
-      (await again.query<Row>("t", "f")).items.map((r) => r.id),
+      (await again.query<Row>("t", "f")).items.map((r) => r.record.id),
       ["one"],
     );
     await again.close();

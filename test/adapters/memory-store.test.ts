@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import type { StoreRecord } from "../../src/ports/store.ts";
-import { runStoreConformance } from "../../src/testing/index.ts";
+import { runStoreConformance } from "../../src/testing/node-test.ts";
 
 runStoreConformance({ name: "memory", create: createMemoryStore });
 

@@ -14,7 +14,8 @@ const tsc = join(root, "node_modules/typescript/bin/tsc");
 /** What each subpath must export at least; subpaths added later must export something. */
 const expectedExports: Record<string, string[]> = {
   ".": ["createFormService", "createHttpWebhookSender", "defaultLimits", "ServiceError"],
-  "./testing": ["runStoreConformance", "runBlobStoreConformance"],
+  "./testing": ["storeConformanceCases", "blobStoreConformanceCases"],
+  "./testing/node": ["runStoreConformance", "runBlobStoreConformance", "runWithNodeTest"],
   "./adapters/memory": ["createMemoryStore"],
   "./adapters/lowdb": ["createLowdbStore"],
   "./adapters/fs": ["createFsBlobStore"],

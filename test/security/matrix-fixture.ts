@@ -247,7 +247,7 @@ export function submissionInput(attachmentId?: string) {
  */
 async function finishDelivery(store: SnapshotStore, logId: string) {
   const { items } = await store.query<{ id: string }>(collections.webhookDeliveries, logId);
-  const delivery = items[0];
+  const delivery = items[0]?.record;
   assert.ok(delivery, "S2 queued no delivery");
   await store.replace(collections.webhookDeliveries, logId, { ...delivery, status: "failed" });
   await store.delete(collections.webhookOutbox, outboxPartitionOf(delivery.id), delivery.id);

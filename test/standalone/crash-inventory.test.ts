@@ -181,7 +181,7 @@ async function readFiles(dataDir: string, formId: string) {
         limit: 500,
         continuation,
       });
-      for (const record of page.items) {
+      for (const { record } of page.items) {
         stored++;
         if (record.is_draft_submission) assert.deepEqual(record.inventory_taken, []);
         for (const name of record.inventory_taken ?? []) {

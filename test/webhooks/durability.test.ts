@@ -81,11 +81,12 @@ describe("durable webhook deliveries", () => {
     const { submit, webhookId } = await formWithHook(dead, receiver.url);
     await submit("Ada");
     // Claim the entry the way a worker would, with a lease that ends in 300 ms, then vanish.
-    const [delivery] = (await store.query<{ id: string }>("webhook_deliveries", webhookId)).items;
+    const delivery = (await store.query<{ id: string }>("webhook_deliveries", webhookId)).items[0]
+      ?.record;
     assert.ok(delivery);
     const partition = outboxPartitionOf(delivery.id);
     const { items } = await store.query("webhook_outbox", partition);
-    const [entry] = items as { id: string }[];
+    const entry = items[0]?.record;
     assert.ok(entry);
     const stored = await store.get("webhook_outbox", partition, entry.id);
     const leaseEnd = new Date(Date.now() + 300).toISOString();

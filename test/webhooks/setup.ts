@@ -4,6 +4,7 @@ import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService, createHttpWebhookSender, type FormService } from "../../src/index.ts";
 import type { Store } from "../../src/ports/store.ts";
 import { formInput, request, type TestUser } from "../helpers.ts";
+import { serviceQueriesOnly } from "../service-queries-only.ts";
 
 /** Options of a webhook test service. */
 export interface WebhookServiceOptions {
@@ -18,7 +19,7 @@ export interface WebhookServiceOptions {
 export function webhookService(options: WebhookServiceOptions = {}): FormService {
   const allowPrivate = options.allowPrivate ?? true;
   return createFormService({
-    store: options.store ?? createMemoryStore(),
+    store: options.store ?? serviceQueriesOnly(createMemoryStore()),
     allowPrivateWebhookDestinations: allowPrivate,
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: allowPrivate,

@@ -42,7 +42,8 @@ async function stopWhileHeld(match: HoldMatch) {
   await new Promise((resolve) => setTimeout(resolve, 50));
   const outbox: OutboxEntry[] = [];
   for (const partition of outboxPartitions) {
-    outbox.push(...(await inner.query<OutboxEntry>(collections.webhookOutbox, partition)).items);
+    const { items } = await inner.query<OutboxEntry>(collections.webhookOutbox, partition);
+    outbox.push(...items.map(({ record }) => record));
   }
   return { errors, lateCalls: held.lateCalls, outbox };
 }

@@ -71,7 +71,7 @@ async function lastSortOrder(ctx: Context, datalistId: string): Promise<number> 
       limit: 1,
     },
   );
-  return items[0]?.sort_order ?? 0;
+  return items[0]?.record.sort_order ?? 0;
 }
 
 /** D6: deletes one entry of one of the caller's datalists. */

@@ -108,7 +108,7 @@ async function rolesOf(ctx: Context, formId: string, caller: Caller): Promise<Se
   // A form has few users (their number is a quota), so one partition read beats two queries.
   const { items } = await ctx.store.query<FormUserRecord>(collections.formUsers, formId);
   const roles = new Set<Role>();
-  for (const user of items) {
+  for (const { record: user } of items) {
     const mine =
       user.granted_to_user_id === caller.userId || user.granted_to_email_address === caller.email;
     if (mine) for (const role of roleNames) if (user[role]) roles.add(role);

@@ -123,7 +123,7 @@ export async function formSnapshot(
   const snapshot = deepFreeze({
     form,
     etag: entry.etag,
-    webhooks: items,
+    webhooks: items.map(({ record }) => record),
     ownedDatalists: await ownedDatalistsOf(ctx, form.form_definition, form.owner_user_id),
   });
   if (version !== null) ctx.formSnapshots.set(formId, version, snapshot);

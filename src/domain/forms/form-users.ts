@@ -41,7 +41,7 @@ export async function listFormUsers(ctx: Context, caller: Caller, formId: string
     orderBy: { field: "created_date_utc" },
   });
   return {
-    results: items,
+    results: items.map(({ record }) => record),
     form_document_basic: formSummary(access.form, false),
     granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
   };

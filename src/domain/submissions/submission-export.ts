@@ -59,7 +59,7 @@ export function exportSubmissions(
         });
         started = true;
         const rows = [];
-        for (const submission of page.items) rows.push(await rowOf(ctx, fields, submission));
+        for (const { record } of page.items) rows.push(await rowOf(ctx, fields, record));
         text += options.format === "csv" ? csvRows(rows) : ndjsonRows(fields, rows);
         if (text) controller.enqueue(encoder.encode(text));
         continuation = page.continuation;

@@ -39,10 +39,11 @@ export async function listSubmissions(
     limit: options.batchSize,
     continuation: options.continuationToken ?? null,
   });
-  const attachments = await attachmentsOf(ctx, access, page.items);
+  const submissions = page.items.map(({ record }) => record);
+  const attachments = await attachmentsOf(ctx, access, submissions);
   return {
     ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
-    results: page.items.map(publicSubmission),
+    results: submissions.map(publicSubmission),
     attachments: attachments.map(attachmentView),
     granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
     container_sas_uri: ctx.blobs ? await containerQuery(ctx, formId) : "",

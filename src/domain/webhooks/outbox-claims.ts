@@ -10,10 +10,13 @@ export interface Claim extends Stored<OutboxEntry> {
   partition: string;
 }
 
-/** A due entry seen by a read of the outbox, not yet claimed. */
+/**
+ * A due entry seen by a read of the outbox, not yet claimed: the entry and its etag as the
+ * query answered them, so that claiming it is one conditional write and no read.
+ */
 export interface Candidate {
   partition: string;
-  id: string;
+  entry: Stored<OutboxEntry>;
 }
 
 /**
@@ -43,7 +46,7 @@ export async function dueCandidates(
   for (let rank = 0; rank < limit; rank++) {
     pages.forEach(({ items }, n) => {
       const entry = items[rank];
-      if (entry) candidates.push({ partition: order[n] as string, id: entry.id });
+      if (entry) candidates.push({ partition: order[n] as string, entry });
     });
   }
   return candidates;
@@ -51,17 +54,18 @@ export async function dueCandidates(
 
 /**
  * Takes a due entry for `owner` until `leaseEnd`, counting the attempt the holder is about
- * to make (so that a crash during it counts it, and no renewal is needed before it).
- * @returns the claim, or `null` when the entry is gone, not due, or another instance won.
+ * to make (so that a crash during it counts it, and no renewal is needed before it). The
+ * write is conditional on the etag the outbox query answered: no read before it.
+ * @returns the claim, or `null` when the entry is gone, not due, or was written since it was
+ *   read (another instance took it or handed it back: the next read of the outbox sees it).
  */
 export async function takeEntry(
   ctx: Context,
-  { partition, id }: Candidate,
+  { partition, entry: stored }: Candidate,
   owner: string,
   leaseEnd: string,
 ): Promise<Claim | null> {
-  const stored = await ctx.store.get<OutboxEntry>(collections.webhookOutbox, partition, id);
-  if (!stored || stored.record.due_at > ctx.now().toISOString()) return null;
+  if (stored.record.due_at > ctx.now().toISOString()) return null;
   const record = {
     ...stored.record,
     lease_owner: owner,

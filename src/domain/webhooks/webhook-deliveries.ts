@@ -81,7 +81,7 @@ export async function deliveryPage(
     continuation: page.continuationToken ?? null,
   });
   return {
-    results: result.items.map(({ payload, ...delivery }) => ({
+    results: result.items.map(({ record: { payload, ...delivery } }) => ({
       ...delivery,
       payload: JSON.parse(payload) as unknown,
     })),

@@ -83,7 +83,7 @@ export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions):
           candidates = await dueCandidates(ctx, options.maxConcurrent, rotation++);
         }
         while (candidates.length > 0 && free() > 0 && !abort.signal.aborted) {
-          const next = candidates.splice(0, free()).filter(({ id }) => !inFlight.has(id));
+          const next = candidates.splice(0, free()).filter((c) => !inFlight.has(c.entry.record.id));
           const claimed = await Promise.all(next.map(claimAndStart));
           // Every candidate tried, one taken and room left: what came due since is read at
           // once (not when none was taken: that read would find the same ones again).

@@ -36,7 +36,7 @@ export async function listWebhooks(ctx: Context, caller: Caller, formId: string)
   const { items } = await ctx.store.query<WebhookRecord>(collections.webhooks, formId, {
     orderBy: { field: "created_date_utc" },
   });
-  return items;
+  return items.map(({ record }) => record);
 }
 
 /**

@@ -7,13 +7,13 @@ import type {
   Stored,
   StoreRecord,
   WriteOptions,
-} from "../../src/ports/store.ts";
-import { checkBatch, StoreConflictError, StoreContinuationError } from "../../src/ports/store.ts";
+} from "formwork/ports";
+import { checkBatch, StoreConflictError, StoreContinuationError } from "formwork/ports";
 import { batchInOrder, sharesPartitionKey, transactionalBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
 import { type Item, itemIdOf, itemOf, partitionKeyOf, recordOf, storedOf } from "./documents.ts";
-import { cosmosError, isNotFound, statusOf, translate } from "./errors.ts";
+import { cosmosError, isItemNotFound, statusOf, translate } from "./errors.ts";
 import { deleteAllItems } from "./partition-delete.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
 import { querySpecOf } from "./query-spec.ts";
@@ -59,7 +59,7 @@ export class CosmosStore implements Store {
         const response = await c.item(item.id, pk).replace(item, ifMatch(options));
         return storedOf<T>(response.resource);
       } catch (error) {
-        if (isNotFound(error)) return null;
+        if (isItemNotFound(error)) return null;
         throw error;
       }
     });
@@ -72,7 +72,7 @@ export class CosmosStore implements Store {
         await c.item(itemIdOf(id), pk).delete(ifMatch(options));
         return true;
       } catch (error) {
-        if (isNotFound(error)) return false;
+        if (isItemNotFound(error)) return false;
         throw error;
       }
     });

@@ -1,5 +1,5 @@
-import { compareValues, decodeCursor, evaluateQuery } from "../../src/ports/evaluate-query.ts";
-import type { Page, Query, StoreRecord } from "../../src/ports/store.ts";
+import type { Page, Query, StoreRecord } from "formwork/ports";
+import { compareValues, decodeCursor, evaluateQuery } from "formwork/ports";
 import type { Manifest } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
 import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";

@@ -11,6 +11,11 @@ export {
   StoreUnavailableError,
 } from "./adapter-errors.ts";
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
+export {
+  type ConflictRetryOptions,
+  conflictRetryDefaults,
+  retryOnConflict,
+} from "./conflict-retries.ts";
 export { downloadHeaders, safeFilename } from "./download-headers.ts";
 export { type DownloadRefusal, DownloadRefusedError } from "./download-refused.ts";
 export { compareValues, decodeCursor, evaluateQuery } from "./evaluate-query.ts";
@@ -32,6 +37,7 @@ export {
   type StoreRecord,
   type WriteOptions,
 } from "./store.ts";
+export { type RecordChange, type UpdateRecordOptions, updateRecord } from "./update-record.ts";
 export type {
   AttemptOutcome,
   DeliveryControl,

@@ -21,7 +21,7 @@ export interface CounterRecord {
  * service's hottest records (every submission of a form counts on the same one), so they
  * get many more attempts than the default, with the default's jitter.
  */
-export const counterRetries: ConflictRetryOptions = { attempts: 200 };
+export const counterRetries: Readonly<ConflictRetryOptions> = Object.freeze({ attempts: 200 });
 
 /**
  * Adds `delta` to one count of a counter record, unless the result would pass `limit`.

@@ -3,7 +3,8 @@
  * (nothing to replay) and after a crash that left a full journal (the default 16 MiB, about
  * 20,000 writes) to replay, in both durability modes. The crash is a copy of the files while
  * the writer still runs, with the lock of a dead process: what `kill -9` leaves. Three
- * rounds, medians. Run: `node --import tsx bench/lowdb-recovery.bench.ts`.
+ * rounds, medians. Run:
+ * `node --conditions=formwork-source --import tsx bench/lowdb-recovery.bench.ts`.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";

@@ -2,7 +2,8 @@
  * Shows that the cost of single-record calls of the lowdb store does not grow with the data:
  * fills one partition to several sizes (then closes it, which compacts) and times get,
  * create, replace, a cold get (close, which compacts, and reopen: manifest plus one segment
- * read) and a first page of 10 by id. Run: `node --import tsx bench/lowdb-store.bench.ts`.
+ * read) and a first page of 10 by id. Run:
+ * `node --conditions=formwork-source --import tsx bench/lowdb-store.bench.ts`.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

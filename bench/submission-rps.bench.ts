@@ -6,7 +6,7 @@
  * same way (`submission-server.ts`), all loaded by autocannon in this run, in both
  * durability modes; beside each, the time the server took to start over its data and the
  * bytes it wrote to its files per request (from `/proc/<pid>/io`, less the answers' bytes).
- * Run: `node --import tsx bench/submission-rps.bench.ts`.
+ * Run: `node --conditions=formwork-source --import tsx bench/submission-rps.bench.ts`.
  */
 import { readFile, rm } from "node:fs/promises";
 import autocannon from "autocannon";

@@ -5,6 +5,7 @@ import type { Context, Limits } from "./domain/context.ts";
 import { createFormSnapshots, finishFormDeletions } from "./domain/forms/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
+import { asServiceError } from "./http/port-failures.ts";
 import { createRateLimits, type RateLimitOptions } from "./http/rate-limits.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import {
@@ -13,7 +14,7 @@ import {
   type RequestLog,
   unknownRoute,
 } from "./http/request-log.ts";
-import { errorEnvelope, ServiceError } from "./kernel/errors.ts";
+import { ServiceError } from "./kernel/errors.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Logger } from "./ports/logger.ts";
 import type { Mailer } from "./ports/mailer.ts";
@@ -274,7 +275,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     const started = performance.now();
     const requestId = requestIdOf(request);
     // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
-    const download = await serveDownload(ctx, request, log, requestId);
+    const download = await serveDownload(ctx, request, basePath, log, requestId);
     const routed = request as RouteRequest;
     let response = download;
     if (!response) {
@@ -312,13 +313,27 @@ export function createFormService(options: FormServiceOptions): FormService {
   };
 }
 
-async function serveDownload(ctx: Context, request: Request, log: RequestLog, requestId: string) {
+/**
+ * The blob store's own answer to a download under `{storage_url}`, or `null`; a refusal or
+ * a failure of the store becomes the failure envelope, as never sniffed or cached as the
+ * files themselves.
+ */
+async function serveDownload(
+  ctx: Context,
+  request: Request,
+  basePath: string,
+  log: RequestLog,
+  requestId: string,
+) {
   try {
     return (await ctx.blobs?.fetch?.(request)) ?? null;
   } catch (error) {
-    log.unexpected(error, requestId);
-    const { status, body } = errorEnvelope(error);
-    return Response.json(body, { status });
+    const known = asServiceError(error);
+    if (!known) log.unexpected(error, requestId);
+    const response = failureResponse(known ?? error, request, basePath);
+    response.headers.set("x-content-type-options", "nosniff");
+    response.headers.set("cache-control", "private, no-store");
+    return response;
   }
 }
 

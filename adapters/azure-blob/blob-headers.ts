@@ -4,8 +4,8 @@
  * metadata holding the exact values given, which `get` answers.
  */
 import type { BlobHTTPHeaders, Metadata } from "@azure/storage-blob";
-import type { BlobInfo } from "../../src/ports/blob-store.ts";
-import { downloadHeaders } from "../../src/ports/download-headers.ts";
+import type { BlobInfo } from "formwork/ports";
+import { downloadHeaders } from "formwork/ports";
 
 /** What `put` sends beside the bytes. */
 export interface BlobHeaders {

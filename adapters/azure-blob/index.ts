@@ -11,8 +11,8 @@
  * Downloads are served by Azure itself: `blobUrl` is `<account blob endpoint>/<container>/
  * <name>` and `signedQuery` a read-only service SAS (`sv`, `se`, `sr=b` for a blob or `sr=c`
  * for a container, `sp=r`, `sig`) signed with the account key. The store has no `fetch`.
- * Failures to reach Azure are 503 `ServiceError`s; missing blobs and containers are `null`
- * or `false`, never errors.
+ * Failures to reach Azure throw `StoreUnavailableError` (the service answers 503); missing
+ * blobs and containers are `null` or `false`, never errors.
  * @module
  */
 import {
@@ -20,7 +20,7 @@ import {
   type StorageRetryOptions,
   StorageSharedKeyCredential,
 } from "@azure/storage-blob";
-import type { BlobStore } from "../../src/ports/blob-store.ts";
+import type { BlobStore } from "formwork/ports";
 import { AzureBlobStore } from "./store.ts";
 
 /** Options of {@link createAzureBlobStore}: a connection string, or a client and its key. */

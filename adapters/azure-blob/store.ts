@@ -7,7 +7,7 @@ import {
   generateBlobSASQueryParameters,
   type StorageSharedKeyCredential,
 } from "@azure/storage-blob";
-import type { BlobInfo, BlobStore } from "../../src/ports/blob-store.ts";
+import type { BlobInfo, BlobStore } from "formwork/ports";
 import { headersOf, infoOf } from "./blob-headers.ts";
 import { isMissing, translate } from "./errors.ts";
 import { type UploadShape, uploadBody } from "./upload.ts";

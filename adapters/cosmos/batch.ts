@@ -6,7 +6,7 @@ import {
   StoreConflictError,
   type Stored,
   type StoreRecord,
-} from "../../src/ports/store.ts";
+} from "formwork/ports";
 import { type Item, itemIdOf, itemOf, partitionKeyOf, storedOf } from "./documents.ts";
 import { cosmosError } from "./errors.ts";
 

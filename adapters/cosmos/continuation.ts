@@ -9,7 +9,7 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { SqlQuerySpec } from "@azure/cosmos";
-import { StoreContinuationError } from "../../src/ports/store.ts";
+import { StoreContinuationError } from "formwork/ports";
 
 const version = "c1";
 

@@ -3,7 +3,7 @@
  * and the system fields that never reach the caller.
  */
 import { Buffer } from "node:buffer";
-import type { Stored, StoreRecord } from "../../src/ports/store.ts";
+import type { Stored, StoreRecord } from "formwork/ports";
 import { cosmosError } from "./errors.ts";
 
 /** The item field holding the partition key value: `<collection>/<partition>`. */

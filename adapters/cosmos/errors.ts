@@ -1,6 +1,12 @@
 /** What the Cosmos DB SDK's failures mean for the Store port. */
-import { ServiceError } from "../../src/kernel/errors.ts";
-import { StoreConflictError } from "../../src/ports/store.ts";
+
+import {
+  httpStatusOf,
+  isNetworkFailure,
+  isNotFound,
+  StoreConflictError,
+  StoreUnavailableError,
+} from "formwork/ports";
 
 /** An error of this adapter, naming it so that logs point at the right place. */
 export function cosmosError(message: string, cause?: unknown): Error {
@@ -8,17 +14,14 @@ export function cosmosError(message: string, cause?: unknown): Error {
 }
 
 /** The HTTP status Cosmos DB answered with, when the failure is an answer at all. */
-export function statusOf(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "number" ? code : undefined;
-}
+export const statusOf = httpStatusOf;
 
 /**
  * Whether Cosmos DB answered 404 for the item itself. Sub-status 1003 says the container or
  * database is missing: a misconfiguration, never "not found".
  */
-export function isNotFound(error: unknown): boolean {
-  return statusOf(error) === 404 && (error as { substatus?: unknown }).substatus !== 1003;
+export function isItemNotFound(error: unknown): boolean {
+  return isNotFound(error) && (error as { substatus?: unknown }).substatus !== 1003;
 }
 
 // Statuses worth trying again later: throttled past the SDK's own retries (429), timed out
@@ -38,17 +41,17 @@ export function isTransient(error: unknown): boolean {
 
 /**
  * Turns a failure of operation `what` into what the Store port promises: a conflict for
- * 409 and 412, a 503 `ServiceError` when Cosmos DB cannot be reached or stays busy, and an
- * error naming this adapter, with the SDK's error as `cause`, for anything else.
+ * 409 and 412, a {@link StoreUnavailableError} when Cosmos DB cannot be reached or stays
+ * busy, and an error naming this adapter, with the SDK's error as `cause`, for anything else.
  */
 export function translate(what: string, error: unknown): Error {
   const status = statusOf(error);
   if (status === 409) return new StoreConflictError("exists", undefined, { cause: error });
   if (status === 412) return new StoreConflictError("etag", undefined, { cause: error });
   if (status === undefined ? isNetworkFailure(error) : transient.has(status)) {
-    return unavailable(cosmosError(`${what} failed`, error));
+    return unavailable(cosmosError(`${what} failed`, error), retryAfterOf(error));
   }
-  if (error instanceof ServiceError || error instanceof TypeError) return error;
+  if (error instanceof StoreUnavailableError || error instanceof TypeError) return error;
   if (status === 400 && /composite index/i.test(String((error as Error).message))) {
     const fix = "give the field in orderFields, or add it to the container's indexing policy";
     return cosmosError(`${what} failed: no composite index for its ORDER BY; ${fix}`, error);
@@ -56,22 +59,13 @@ export function translate(what: string, error: unknown): Error {
   return cosmosError(`${what} failed`, error);
 }
 
-/** The 503 the service answers while its database cannot be reached. */
-export function unavailable(cause: Error): ServiceError {
-  return new ServiceError(
-    "service_unavailable",
-    "The database is unavailable at the moment; please try again shortly",
-    undefined,
-    { cause },
-  );
+/** The failure a caller gets while the database cannot be reached; the service answers 503. */
+function unavailable(cause: Error, retryAfterSeconds?: number): StoreUnavailableError {
+  return new StoreUnavailableError(cause.message, { cause, retryAfterSeconds });
 }
 
-/**
- * Whether a failure without an HTTP status came from the network: a refused or reset
- * connection, an unknown host, or the SDK's own request timeout.
- */
-function isNetworkFailure(error: unknown): boolean {
-  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-  if (name === "TimeoutError" || name === "AbortError") return true;
-  return typeof code === "string" && /^(E[A-Z_]+|TimeoutError|UND_ERR_\w+)$/.test(code);
+/** The wait Cosmos DB asked for with a 429 (`x-ms-retry-after-ms`), in seconds. */
+function retryAfterOf(error: unknown): number | undefined {
+  const ms = (error as { retryAfterInMs?: unknown } | null)?.retryAfterInMs;
+  return typeof ms === "number" && ms > 0 ? ms / 1000 : undefined;
 }

@@ -11,12 +11,13 @@
  * Etags are Cosmos DB's `_etag`; conditional writes send `If-Match`. Query pages carry
  * Cosmos DB's continuation tokens, wrapped so that a forged one is refused. Throttling (429)
  * is retried by the SDK within `maxThrottleRetries` and `maxThrottleWaitSeconds`; a database
- * that cannot be reached, or stays throttled, fails with a 503 `ServiceError`.
+ * that cannot be reached, or stays throttled, throws `StoreUnavailableError` (the service
+ * answers 503, with `Retry-After` when Cosmos DB gave one).
  * @module
  */
 import type { Agent } from "node:http";
 import { CosmosClient, type Database } from "@azure/cosmos";
-import type { Store } from "../../src/ports/store.ts";
+import type { Store } from "formwork/ports";
 import { ContainerHandle } from "./container.ts";
 import { serviceOrderFields } from "./indexing-policy.ts";
 import { CosmosStore } from "./store.ts";

@@ -1,6 +1,6 @@
 /** Deleting every item of one partition key: read the ids page by page, delete in batches. */
 import type { Container, OperationInput } from "@azure/cosmos";
-import { isNotFound } from "./errors.ts";
+import { isItemNotFound } from "./errors.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
 import { idsSpecOf } from "./query-spec.ts";
 
@@ -57,7 +57,7 @@ async function deleteIds(container: Container, pk: string, ids: string[]): Promi
       await container.item(id, pk).delete();
       return 1;
     } catch (error) {
-      if (isNotFound(error)) return 0;
+      if (isItemNotFound(error)) return 0;
       throw error;
     }
   };

@@ -3,7 +3,7 @@
  * in as parameters; field names are checked to be plain identifiers and quoted.
  */
 import type { SqlParameter, SqlQuerySpec } from "@azure/cosmos";
-import type { Condition, Query } from "../../src/ports/store.ts";
+import type { Condition, Query } from "formwork/ports";
 import { itemIdOf, partitionKeyField } from "./documents.ts";
 
 /**

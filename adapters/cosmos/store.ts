@@ -1,19 +1,21 @@
 import type { Container, ItemResponse, RequestOptions } from "@azure/cosmos";
-import type {
-  BatchOp,
-  Page,
-  Query,
-  Store,
-  Stored,
-  StoreRecord,
-  WriteOptions,
-} from "../../src/ports/store.ts";
-import { checkBatch, StoreConflictError, StoreContinuationError } from "../../src/ports/store.ts";
+import {
+  type BatchOp,
+  checkBatch,
+  type Page,
+  type Query,
+  type Store,
+  StoreConflictError,
+  StoreContinuationError,
+  type Stored,
+  type StoreRecord,
+  type WriteOptions,
+} from "formwork/ports";
 import { batchInOrder, sharesPartitionKey, transactionalBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
 import { type Item, itemIdOf, itemOf, partitionKeyOf, storedOf } from "./documents.ts";
-import { cosmosError, isNotFound, statusOf, translate } from "./errors.ts";
+import { cosmosError, isItemNotFound, statusOf, translate } from "./errors.ts";
 import { deleteAllItems } from "./partition-delete.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
 import { querySpecOf } from "./query-spec.ts";
@@ -59,7 +61,7 @@ export class CosmosStore implements Store {
         const response = await c.item(item.id, pk).replace(item, ifMatch(options));
         return storedOf<T>(response.resource);
       } catch (error) {
-        if (isNotFound(error)) return null;
+        if (isItemNotFound(error)) return null;
         throw error;
       }
     });
@@ -72,7 +74,7 @@ export class CosmosStore implements Store {
         await c.item(itemIdOf(id), pk).delete(ifMatch(options));
         return true;
       } catch (error) {
-        if (isNotFound(error)) return false;
+        if (isItemNotFound(error)) return false;
         throw error;
       }
     });

@@ -6,8 +6,9 @@
 import { createWriteStream } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import type { BlobInfo } from "../../src/ports/blob-store.ts";
-import { fsBlobError, isNotFound } from "./errors.ts";
+import type { BlobInfo } from "formwork/ports";
+import { isNotFound } from "formwork/ports";
+import { fsBlobError } from "./errors.ts";
 
 const maxHeaderBytes = 64 * 1024;
 const chunkBytes = 64 * 1024;

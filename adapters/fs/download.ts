@@ -1,14 +1,10 @@
 /**
  * Serves the fs blob store's signed links under its storage path: checks the link, then
- * streams the blob as an attachment that browsers neither render nor sniff.
+ * streams the blob as an attachment that browsers neither render nor sniff. Refusals are
+ * thrown as `DownloadRefusedError`s, which the service answers with its failure envelope.
  */
-import {
-  errorEnvelope,
-  ForbiddenError,
-  NotFoundError,
-  ServiceError,
-} from "../../src/kernel/errors.ts";
-import { downloadHeaders } from "../../src/ports/download-headers.ts";
+
+import { DownloadRefusedError, downloadHeaders } from "formwork/ports";
 import type { OpenBlob } from "./blob-file.ts";
 import { isName } from "./names.ts";
 import { checkQuery } from "./signed-query.ts";
@@ -35,7 +31,11 @@ const commonHeaders = {
   "cache-control": "private, no-store",
 };
 
-/** Answers a download request, or `null` when its path is not under the storage path. */
+/**
+ * Answers a download request, or `null` when its path is not under the storage path.
+ * @throws {DownloadRefusedError} for a method other than GET and HEAD, a link that is not
+ *   valid, or a file that is not there
+ */
 export async function serveDownload(
   downloads: Downloads,
   request: Request,
@@ -43,14 +43,19 @@ export async function serveDownload(
   const url = new URL(request.url);
   const { storagePath } = downloads;
   if (url.pathname !== storagePath && !url.pathname.startsWith(`${storagePath}/`)) return null;
-  if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed();
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    throw new DownloadRefusedError("method_not_allowed", "Only GET and HEAD are allowed here", [
+      "GET",
+      "HEAD",
+    ]);
+  }
   // Names are never percent-decoded: a valid name has nothing to decode, so `%2F` or
   // `%2e` in a segment simply makes it no name at all.
   const [container = "", name = "", ...rest] = url.pathname
     .slice(storagePath.length + 1)
     .split("/");
   if (rest.length > 0 || !isName(container) || !isName(name)) {
-    return failure(new NotFoundError("No such file"));
+    throw noSuchFile();
   }
   const { secret, maxLifetimeMs } = downloads;
   const check = checkQuery(
@@ -61,9 +66,9 @@ export async function serveDownload(
     downloads.now(),
     maxLifetimeMs,
   );
-  if (!check.ok) return failure(new ForbiddenError(refusals[check.reason]));
+  if (!check.ok) throw new DownloadRefusedError("forbidden", refusals[check.reason]);
   const blob = await downloads.open(container, name);
-  if (!blob) return failure(new NotFoundError("No such file"));
+  if (!blob) throw noSuchFile();
   const { contentType, contentDisposition } = downloadHeaders(blob.info, name);
   const headers = {
     ...commonHeaders,
@@ -78,19 +83,6 @@ export async function serveDownload(
   return new Response(blob.body, { status: 200, headers });
 }
 
-function failure(error: ServiceError): Response {
-  const { status, body } = errorEnvelope(error);
-  return json(status, body);
-}
-
-function methodNotAllowed(): Response {
-  const { status, body } = errorEnvelope(
-    new ServiceError("method_not_allowed", "Only GET and HEAD are allowed here"),
-  );
-  return json(status, body, { allow: "GET, HEAD" });
-}
-
-function json(status: number, body: unknown, extra: Record<string, string> = {}): Response {
-  const headers = { ...commonHeaders, "content-type": "application/json; charset=utf-8" };
-  return new Response(JSON.stringify(body), { status, headers: { ...headers, ...extra } });
+function noSuchFile(): DownloadRefusedError {
+  return new DownloadRefusedError("not_found", "No such file");
 }

@@ -15,7 +15,7 @@
  * which would also remove another process's writes in progress. Files are not fsynced.
  * @module
  */
-import type { BlobStore } from "../../src/ports/blob-store.ts";
+import type { BlobStore } from "formwork/ports";
 import { FsBlobStore } from "./store.ts";
 
 /** Options of {@link createFsBlobStore}. */

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { chmod, mkdir, rename, rm, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { BlobInfo, BlobStore } from "../../src/ports/blob-store.ts";
+import type { BlobInfo, BlobStore } from "formwork/ports";
+import { isNotFound } from "formwork/ports";
 import { openBlobFile, writeBlobFile } from "./blob-file.ts";
 import { type Downloads, serveDownload } from "./download.ts";
-import { fsBlobError, isNotFound } from "./errors.ts";
+import { fsBlobError } from "./errors.ts";
 import { Layout } from "./names.ts";
 import { signQuery } from "./signed-query.ts";
 

@@ -5,7 +5,7 @@ import {
   StoreConflictError,
   type Stored,
   type StoreRecord,
-} from "../../src/ports/store.ts";
+} from "formwork/ports";
 import type { Journal } from "./journal.ts";
 import type { RecordChange } from "./journal-entries.ts";
 import type { Partition } from "./partition.ts";

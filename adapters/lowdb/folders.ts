@@ -1,5 +1,6 @@
 import { mkdir, rename, rm, unlink } from "node:fs/promises";
-import { isNotFound, lowdbError } from "./errors.ts";
+import { isNotFound } from "formwork/ports";
+import { lowdbError } from "./errors.ts";
 import { tombstoneFor } from "./file-names.ts";
 
 /** Creates a partition's folder and its parents; one already there is fine. */

@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer";
 import { crc32 } from "node:zlib";
-import type { StoreRecord } from "../../src/ports/store.ts";
+import type { StoreRecord } from "formwork/ports";
 
 /** One change of one record as the journal keeps it: its new state, or its deletion. */
 export type RecordChange =

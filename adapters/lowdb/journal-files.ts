@@ -1,6 +1,7 @@
 import { open, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isNotFound, lowdbError } from "./errors.ts";
+import { isNotFound } from "formwork/ports";
+import { lowdbError } from "./errors.ts";
 import { decodeEntries, type JournalEntry } from "./journal-entries.ts";
 
 const JOURNAL = /^journal-(\d{12})\.log$/;

@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
-import { ServiceError } from "../../src/kernel/errors.ts";
+import { StoreUnavailableError } from "formwork/ports";
 import { lowdbError } from "./errors.ts";
 import { encodeEntry, type JournalEntry } from "./journal-entries.ts";
 import { journalFile, syncFolder } from "./journal-files.ts";
@@ -176,12 +176,7 @@ async function openJournal(directory: string, seq: number, durability: Durabilit
   }
 }
 
-/** The 503 a client gets while the store cannot write. */
-export function unavailable(cause: Error): ServiceError {
-  return new ServiceError(
-    "service_unavailable",
-    "The database cannot write at the moment; please try again shortly",
-    undefined,
-    { cause },
-  );
+/** The failure a caller gets while the store cannot write; the service answers it 503. */
+export function unavailable(cause: Error): StoreUnavailableError {
+  return new StoreUnavailableError(`lowdb store cannot write: ${cause.message}`, { cause });
 }

@@ -1,7 +1,8 @@
 import { chmod, mkdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { isNotFound } from "formwork/ports";
 import { lock } from "proper-lockfile";
-import { isNotFound, lowdbError } from "./errors.ts";
+import { lowdbError } from "./errors.ts";
 import { removeFile } from "./folders.ts";
 
 /** The lock folder proper-lockfile creates inside the store's directory. */

@@ -1,5 +1,12 @@
-import { compareValues, decodeCursor, evaluateQuery } from "../../src/ports/evaluate-query.ts";
-import type { Page, Query, Stored, StoreRecord } from "../../src/ports/store.ts";
+import {
+  compareValues,
+  decodeCursor,
+  evaluateQuery,
+  type Page,
+  type Query,
+  type Stored,
+  type StoreRecord,
+} from "formwork/ports";
 import type { Manifest } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
 import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
+import type { Scalar, Stored, StoreRecord } from "formwork/ports";
+import { compareValues } from "formwork/ports";
 import { TextFile } from "lowdb/node";
-import { compareValues } from "../../src/ports/evaluate-query.ts";
-import type { Scalar, Stored, StoreRecord } from "../../src/ports/store.ts";
 import { lowdbError } from "./errors.ts";
 import {
   boundValue,

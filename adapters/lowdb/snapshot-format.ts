@@ -1,5 +1,5 @@
-import { compareValues } from "../../src/ports/evaluate-query.ts";
-import type { Scalar, StoreRecord } from "../../src/ports/store.ts";
+import type { Scalar, StoreRecord } from "formwork/ports";
+import { compareValues } from "formwork/ports";
 import { lowdbError } from "./errors.ts";
 
 /** One record and its etag, as kept in a segment file. */

@@ -7,7 +7,7 @@ import {
   type Stored,
   type StoreRecord,
   type WriteOptions,
-} from "../../src/ports/store.ts";
+} from "formwork/ports";
 import { runBatch } from "./batch.ts";
 import { Compactor } from "./compactor.ts";
 import { lowdbError } from "./errors.ts";

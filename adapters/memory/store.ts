@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { evaluateQuery } from "../../src/ports/evaluate-query.ts";
 import {
   type BatchOp,
   batchOpId,
   checkBatch,
+  evaluateQuery,
   type Page,
   type Query,
   type Store,
@@ -11,7 +11,7 @@ import {
   type Stored,
   type StoreRecord,
   type WriteOptions,
-} from "../../src/ports/store.ts";
+} from "formwork/ports";
 
 interface Entry {
   record: StoreRecord;

@@ -85,8 +85,11 @@ export class NotFoundError extends ServiceError {
 export class MethodNotAllowedError extends ServiceError {
   readonly allow: readonly string[];
 
-  constructor(allow: readonly string[]) {
-    super("method_not_allowed", `This endpoint answers only ${allow.join(", ")}`);
+  constructor(
+    allow: readonly string[],
+    message = `This endpoint answers only ${allow.join(", ")}`,
+  ) {
+    super("method_not_allowed", message);
     this.allow = allow;
   }
 }
@@ -106,6 +109,19 @@ export class BodyAbortedError extends ValidationError {
 export class ConflictError extends ServiceError {
   constructor(message: string) {
     super("conflict", message);
+  }
+}
+
+/**
+ * 503: the store or the blob service cannot be reached at the moment. `retryAfterSeconds`,
+ * when known, becomes the answer's `Retry-After`.
+ */
+export class UnavailableError extends ServiceError {
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(message: string, retryAfterSeconds?: number, options?: ErrorOptions) {
+    super("service_unavailable", message, undefined, options);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

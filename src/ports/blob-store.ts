@@ -45,8 +45,10 @@ export interface BlobStore {
   /**
    * For blob stores the service serves itself (fs): answers a download request under
    * `{storage_url}` (GET/HEAD of `<storage path>/<container>/<name>?sv=&se=&sr=&sp=&sig=`),
-   * or `null` when the request's path is not under the storage URL. Refusals are answers
-   * (403, 404, 405 with the failure envelope); it rejects only when storage itself fails.
+   * or `null` when the request's path is not under the storage URL.
+   * @throws {DownloadRefusedError} for a refusal (a link not valid, a file not there, a
+   *   method other than GET and HEAD); the service answers it with the failure envelope
+   * @throws {StoreUnavailableError} when the storage cannot be read at the moment
    */
   fetch?(request: Request): Promise<Response | null>;
 }

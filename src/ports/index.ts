@@ -4,9 +4,21 @@
  * and nothing of the service's insides. The built-in adapters import only this module and
  * their own SDK, exactly as a third party would.
  */
+export {
+  httpStatusOf,
+  isNetworkFailure,
+  isNotFound,
+  StoreUnavailableError,
+} from "./adapter-errors.ts";
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
+export {
+  type ConflictRetryOptions,
+  conflictRetryDefaults,
+  retryOnConflict,
+} from "./conflict-retries.ts";
 export type { Destinations } from "./destinations.ts";
 export { downloadHeaders, safeFilename } from "./download-headers.ts";
+export { type DownloadRefusal, DownloadRefusedError } from "./download-refused.ts";
 export { compareValues, decodeCursor, evaluateQuery } from "./evaluate-query.ts";
 export type { LogFields, Logger } from "./logger.ts";
 export { type Mailer, type MailMessage, MailRejectedError } from "./mailer.ts";
@@ -34,6 +46,7 @@ export {
   type StoreRecord,
   type WriteOptions,
 } from "./store.ts";
+export { type RecordChange, type UpdateRecordOptions, updateRecord } from "./update-record.ts";
 export type { RetryPolicy } from "./webhook-retries.ts";
 export type {
   AttemptOutcome,

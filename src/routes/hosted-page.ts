@@ -1,6 +1,7 @@
 import { renderForm } from "../domain/forms/index.ts";
 import { formPage, messagePage } from "../hosted-page/page.ts";
-import { type ErrorCode, ServiceError } from "../kernel/errors.ts";
+import { asServiceError } from "../http/port-failures.ts";
+import type { ErrorCode } from "../kernel/errors.ts";
 import { guidParam, type ServiceRouter } from "./route-request.ts";
 
 /**
@@ -17,12 +18,13 @@ export function hostedPageRoutes(router: ServiceRouter): void {
       return htmlResponse(200, formPage(rendered, nonce), nonce);
     } catch (error) {
       // Anything else is a fault of ours: the router logs it and answers a bare 500.
-      if (!(error instanceof ServiceError)) throw error;
-      const [title, message] = explanations[error.code] ?? [
+      const known = asServiceError(error);
+      if (!known) throw error;
+      const [title, message] = explanations[known.code] ?? [
         "This form cannot be shown",
-        error.message,
+        known.message,
       ];
-      return htmlResponse(error.status, messagePage(title, message, nonce), nonce);
+      return htmlResponse(known.status, messagePage(title, message, nonce), nonce);
     }
   });
 }

@@ -3,6 +3,7 @@ import type { AdminApi } from "../admin.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import { authenticateCustomer } from "../auth/customer-jwt.ts";
 import type { Context } from "../domain/context.ts";
+import { asServiceError } from "../http/port-failures.ts";
 import { RateLimitedError, type RateLimits } from "../http/rate-limits.ts";
 import { jsonWithRequestId } from "../http/request-id.ts";
 import {
@@ -10,10 +11,8 @@ import {
   errorEnvelope,
   MethodNotAllowedError,
   NotFoundError,
-  ServiceError,
-  ValidationError,
+  UnavailableError,
 } from "../kernel/errors.ts";
-import { StoreConflictError, StoreContinuationError } from "../ports/store.ts";
 import { adminRoutes } from "../routes/admin.ts";
 import { datalistRoutes } from "../routes/datalists.ts";
 import { formUserRoutes } from "../routes/form-users.ts";
@@ -94,20 +93,6 @@ export function createRouter(options: RouterOptions): ServiceRouter {
   return router;
 }
 
-/** Errors of the ports that mean something to a client. */
-function asServiceError(error: unknown): ServiceError | null {
-  if (error instanceof ServiceError) return error;
-  if (error instanceof StoreContinuationError) {
-    return new ValidationError("The continuation token is not valid", [
-      { path: "continuationToken", message: "is not a token this service issued" },
-    ]);
-  }
-  if (error instanceof StoreConflictError) {
-    return new ServiceError("conflict", "The record was changed by another request; try again");
-  }
-  return null;
-}
-
 /**
  * The failure envelope of `error` as the answer to `request`; a submission post (S2) also
  * carries `actionSuccessful: false` (design.md §8).
@@ -119,6 +104,8 @@ export function failureResponse(error: unknown, request: Request, basePath: stri
   if (error instanceof MethodNotAllowedError) response.headers.set("allow", error.allow.join(", "));
   if (error instanceof RateLimitedError)
     for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
+  if (error instanceof UnavailableError && error.retryAfterSeconds !== undefined)
+    response.headers.set("retry-after", String(error.retryAfterSeconds));
   return response;
 }
 

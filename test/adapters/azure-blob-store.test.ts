@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { describe, it } from "node:test";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { createAzureBlobStore } from "../../adapters/azure-blob/index.ts";
-import { ServiceError } from "../../src/kernel/errors.ts";
+import { StoreUnavailableError } from "../../src/ports/index.ts";
 import { runBlobStoreConformance } from "../../src/testing/node-test.ts";
 import { devAccount, startAzurite } from "../emulators/azurite.ts";
 
@@ -63,7 +63,7 @@ describe("azure blob store", () => {
       connectionString,
       retryOptions: { maxTries: 2, retryDelayInMs: 10, maxRetryDelayInMs: 20 },
     });
-    const unavailable = (error: unknown) => error instanceof ServiceError && error.status === 503;
+    const unavailable = (error: unknown) => error instanceof StoreUnavailableError;
     let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
       pull: (controller) => controller.enqueue(new Uint8Array(1024)),

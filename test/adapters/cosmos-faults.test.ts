@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { after, describe, it } from "node:test";
 import { type CosmosStoreOptions, createCosmosStore } from "../../adapters/cosmos/index.ts";
-import { ServiceError } from "../../src/kernel/errors.ts";
+import { StoreUnavailableError } from "../../src/ports/index.ts";
 import { countKinds, startCosmosEmulator } from "../emulators/cosmos.ts";
 
 const emulator = await startCosmosEmulator();
@@ -24,7 +24,7 @@ function connect(endpoint: string, options: Partial<CosmosStoreOptions> = {}) {
 }
 
 const unavailable = (error: unknown) =>
-  error instanceof ServiceError && error.status === 503 && error.code === "service_unavailable";
+  error instanceof StoreUnavailableError && /^cosmos store: /.test(error.message);
 
 describe("cosmos store faults", () => {
   it("retries throttled requests within the SDK's bound", async () => {

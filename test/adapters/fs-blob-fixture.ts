@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
 import { createFsBlobStore, type FsBlobStoreOptions } from "../../adapters/fs/index.ts";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createFormService, type FormService } from "../../src/index.ts";
 import type { BlobStore } from "../../src/ports/blob-store.ts";
 
 export const storageUrl = "http://localhost:3000/storage";
@@ -27,10 +29,24 @@ export async function store(options: Partial<FsBlobStoreOptions> = {}): Promise<
   return createFsBlobStore({ directory, storageUrl, signingSecret, ...options });
 }
 
-/** The store's own answer to a request, which must be under its storage URL. */
+const services = new WeakMap<BlobStore, FormService>();
+const started: FormService[] = [];
+after(() => Promise.all(started.map((service) => service.close())));
+
+/**
+ * The answer of a service over `blobs` to a request, which must be one the store serves
+ * (under its storage URL): the store answers downloads, the service its refusals.
+ */
 export async function serve(blobs: BlobStore, url: string, init?: RequestInit): Promise<Response> {
-  const response = await blobs.fetch?.(new Request(url, init));
-  if (!response) throw new Error(`not served: ${url}`);
+  let service = services.get(blobs);
+  if (!service) {
+    service = createFormService({ store: createMemoryStore(), blobs, sweepIntervalMs: 0 });
+    services.set(blobs, service);
+    started.push(service);
+  }
+  const response = await service.fetch(new Request(url, init));
+  const routed = response.status === 404 && (await response.clone().json()).message;
+  if (routed === "No such endpoint") throw new Error(`not served: ${url}`);
   return response;
 }
 

@@ -21,7 +21,9 @@ interface Acknowledged {
 /** Runs the writer until it acknowledged `count` writes, then kills it with SIGKILL. */
 async function writeAndKill(directory: string, first: number, count: number) {
   const acknowledged: Acknowledged = { puts: new Map(), deleting: new Set(), deleted: new Set() };
-  const child = spawn(process.execPath, ["--import", "tsx", writer, directory, String(first)], {
+  // The condition makes the adapter's `formwork/ports` the sources, as in this process.
+  const flags = ["--conditions=formwork-source", "--import", "tsx"];
+  const child = spawn(process.execPath, [...flags, writer, directory, String(first)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let buffered = "";

@@ -24,7 +24,7 @@ import {
   type LowdbStoreOptions,
   StoreLockedError,
 } from "../../adapters/lowdb/index.ts";
-import type { Store, StoreRecord } from "../../src/ports/store.ts";
+import { type Store, type StoreRecord, StoreUnavailableError } from "../../src/ports/index.ts";
 import { runStoreConformance } from "../../src/testing/node-test.ts";
 
 interface Row extends StoreRecord {
@@ -437,7 +437,7 @@ describe("lowdb store", () => {
     await symlink("/dev/full", join(directory, "journal-000000000002.log"));
     await store.create("t", "q", { id: "big", text: "x".repeat(1000) });
     while ((await readdir(directory)).includes("journal-000000000001.log")) await sleep(5);
-    const unavailable = { name: "ServiceError", code: "service_unavailable", status: 503 };
+    const unavailable = (error: unknown) => error instanceof StoreUnavailableError;
     await assert.rejects(store.create<Row>("t", "p", { id: "y", n: 2 }), unavailable);
     await assert.rejects(store.replace<Row>("t", "p", { id: "x", n: 3 }), unavailable);
     assert.equal(await store.get("t", "p", "y"), null);

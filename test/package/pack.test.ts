@@ -16,6 +16,16 @@ const expectedExports: Record<string, string[]> = {
   ".": ["createFormService", "createHttpWebhookSender", "defaultLimits", "ServiceError"],
   "./testing": ["storeConformanceCases", "blobStoreConformanceCases"],
   "./testing/node": ["runStoreConformance", "runBlobStoreConformance", "runWithNodeTest"],
+  "./ports": [
+    "StoreConflictError",
+    "StoreUnavailableError",
+    "DownloadRefusedError",
+    "isNotFound",
+    "evaluateQuery",
+    "queryAll",
+    "downloadHeaders",
+    "updateRecord",
+  ],
   "./adapters/memory": ["createMemoryStore"],
   "./adapters/lowdb": ["createLowdbStore"],
   "./adapters/fs": ["createFsBlobStore"],
@@ -143,6 +153,29 @@ describe("the npm package", { timeout: 180_000 }, () => {
       env: cleanEnv(),
     });
     assert.equal(stdout.trim(), "200 3.1.1");
+  });
+
+  it("answers 503 for the kit's StoreUnavailableError from a third-party adapter", async () => {
+    // The adapter takes the error from `formwork/ports`, as a third party would; the service
+    // must know it for the same class, not a copy of it.
+    const script = `
+      import { createFormService } from "formwork";
+      import { createMemoryStore } from "formwork/adapters/memory";
+      import { StoreUnavailableError } from "formwork/ports";
+      const store = createMemoryStore();
+      store.get = () => Promise.reject(new StoreUnavailableError("down", { retryAfterSeconds: 7 }));
+      const service = createFormService({ store });
+      const headers = { TokenId: "00000000-0000-4000-8000-000000000000", TokenSecret: "x" };
+      const response = await service.fetch(
+        new Request("http://localhost/api/restricted/user/form", { headers }),
+      );
+      console.log(response.status, response.headers.get("retry-after"), (await response.json()).error);
+      await service.close();`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: join(dir, "project"),
+      env: cleanEnv(),
+    });
+    assert.equal(stdout.trim(), "503 7 service_unavailable");
   });
 
   it("type-checks a strict consumer against the declarations", async () => {

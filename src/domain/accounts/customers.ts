@@ -1,7 +1,7 @@
 import { NotFoundError } from "../../kernel/errors.ts";
 import { createdAt, neverModified, type Timestamps } from "../../kernel/timestamps.ts";
 import { queryAll } from "../../ports/query-all.ts";
-import { StoreConflictError } from "../../ports/store.ts";
+import { updateRecord } from "../../ports/update-record.ts";
 import { type Context, collections } from "../context.ts";
 import { type QuotaField, quotaField, quotaNames } from "../quotas/customer-quotas.ts";
 import { createAccount, findAccountByEmail } from "./accounts.ts";
@@ -83,19 +83,20 @@ export async function updateCustomer(
   email: string,
   changes: Partial<CustomerFields>,
 ): Promise<CustomerRecord> {
-  for (let attempt = 1; ; attempt++) {
-    const { record, etag } = await findCustomer(ctx, partnerId, email);
-    const next = { ...record, ...changes, modified_date_utc: ctx.now().toISOString() };
-    try {
-      const saved = await ctx.store.replace(collections.customers, partnerId, next, {
-        ifMatch: etag,
-      });
-      if (!saved) throw customerNotFound();
-      return saved.record;
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt === 5) throw error;
-    }
-  }
+  const known = await findCustomer(ctx, partnerId, email);
+  const saved = await updateRecord<CustomerRecord>(
+    ctx.store,
+    collections.customers,
+    partnerId,
+    known.record.id,
+    (record) => {
+      if (!record) throw customerNotFound();
+      return { ...record, ...changes, modified_date_utc: ctx.now().toISOString() };
+    },
+    { known },
+  );
+  if (!saved) throw customerNotFound();
+  return saved.record;
 }
 
 /** P3: the partner's customers, oldest first. */

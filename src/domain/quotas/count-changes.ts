@@ -1,12 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import {
-  type BatchOp,
-  StoreConflictError,
-  type Stored,
-  type StoreRecord,
-} from "../../ports/store.ts";
+import { retryOnConflict } from "../../ports/conflict-retries.ts";
+import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
 import type { Context } from "../context.ts";
-import { type CounterKey, type CounterRecord, counterOp } from "./counters.ts";
+import { type CounterKey, type CounterRecord, counterOp, counterRetries } from "./counters.ts";
 
 /**
  * Counts changed in the same `Store.batch` as the records they count, so that a crash
@@ -40,12 +35,11 @@ export async function countOps(ctx: Context, changes: CountChange[]): Promise<Ba
   return ops;
 }
 
-const attempts = 200;
-
 /**
  * Writes the batch that `build` makes from fresh reads, and builds and writes it again
- * while a condition fails (a counter changed since it was read). `build` decides what to
- * do about a record that is gone: throw, or answer `null` to write nothing.
+ * while a condition fails (a counter changed since it was read), with the counters' retry
+ * policy (`counterRetries`). `build` decides what to do about a record that is gone:
+ * throw, or answer `null` to write nothing.
  * @returns what the written batch answered, or `null` when `build` answered `null`.
  * @throws {StoreConflictError} when the batch lost every one of its attempts.
  */
@@ -53,15 +47,8 @@ export async function batchAgain(
   ctx: Context,
   build: (attempt: number) => Promise<BatchOp[] | null>,
 ): Promise<(Stored<StoreRecord> | null)[] | null> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async (attempt) => {
     const ops = await build(attempt);
-    if (!ops) return null;
-    try {
-      return await ctx.store.batch(ops);
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
-      // A little jitter keeps a crowd of writers from colliding in lock step.
-      await sleep(Math.random() * Math.min(attempt, 20));
-    }
-  }
+    return ops ? ctx.store.batch(ops) : null;
+  }, counterRetries);
 }

@@ -1,5 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { type BatchOp, StoreConflictError, type Stored } from "../../ports/store.ts";
+import type { ConflictRetryOptions } from "../../ports/conflict-retries.ts";
+import type { BatchOp, Stored } from "../../ports/store.ts";
+import { updateRecord } from "../../ports/update-record.ts";
 import type { Context } from "../context.ts";
 
 /** Where a counter record lives. */
@@ -15,7 +16,12 @@ export interface CounterRecord {
   counts: Record<string, number>;
 }
 
-const attempts = 200;
+/**
+ * The retry policy of counter writes and the batches that carry them: counters are the
+ * service's hottest records (every submission of a form counts on the same one), so they
+ * get many more attempts than the default, with the default's jitter.
+ */
+export const counterRetries: Readonly<ConflictRetryOptions> = Object.freeze({ attempts: 200 });
 
 /**
  * Adds `delta` to one count of a counter record, unless the result would pass `limit`.
@@ -63,53 +69,28 @@ async function changeCounts(
   key: CounterKey,
   decide: (counts: Readonly<Record<string, number>>) => Record<string, number> | null,
 ): Promise<Record<string, number> | null> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
-      const current = stored?.record.counts ?? {};
-      const deltas = decide(current);
-      if (deltas === null) return null;
+  // What the last attempt decided: the attempt that wrote, or the one that wrote nothing.
+  let made: Record<string, number> | null = null;
+  await updateRecord<CounterRecord>(
+    ctx.store,
+    key.collection,
+    key.partition,
+    key.id,
+    (stored) => {
+      const current = stored?.counts ?? {};
+      made = decide(current);
+      if (made === null) return null;
       // A count not there is 0: taking from it leaves it so, and recreates no deleted record.
-      if (!stored && Object.values(deltas).every((delta) => delta <= 0)) return deltas;
+      if (!stored && Object.values(made).every((delta) => delta <= 0)) return null;
       const counts = { ...current };
-      for (const [name, delta] of Object.entries(deltas)) {
+      for (const [name, delta] of Object.entries(made)) {
         counts[name] = Math.max(0, (current[name] ?? 0) + delta);
       }
-      if (!(await writeCounter(ctx, key, stored, counts))) {
-        throw new StoreConflictError("etag", "counter changed meanwhile");
-      }
-      return deltas;
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
-      // A little jitter keeps a crowd of writers from colliding in lock step.
-      await sleep(Math.random() * Math.min(attempt, 20));
-    }
-  }
-}
-
-/**
- * Writes a counter's `counts` conditionally on the counter as it was read: a replace on its
- * etag, or a create when there was none (`stored` is `null`).
- * @returns `false` when another write got there first (nothing is written then).
- */
-export async function writeCounter(
-  ctx: Context,
-  key: CounterKey,
-  stored: Stored<CounterRecord> | null,
-  counts: Record<string, number>,
-): Promise<boolean> {
-  const record: CounterRecord = { id: key.id, counts };
-  try {
-    if (!stored) {
-      await ctx.store.create(key.collection, key.partition, record);
-      return true;
-    }
-    const options = { ifMatch: stored.etag };
-    return (await ctx.store.replace(key.collection, key.partition, record, options)) !== null;
-  } catch (error) {
-    if (error instanceof StoreConflictError) return false;
-    throw error;
-  }
+      return { id: key.id, counts };
+    },
+    counterRetries,
+  );
+  return made;
 }
 
 /**

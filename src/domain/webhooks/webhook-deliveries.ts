@@ -1,6 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, NotFoundError } from "../../kernel/errors.ts";
+import { retryOnConflict } from "../../ports/conflict-retries.ts";
 import { StoreConflictError, type Stored } from "../../ports/store.ts";
+import { updateRecord } from "../../ports/update-record.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { type Context, collections } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
@@ -22,37 +23,27 @@ export function changedDelivery(
 
 /**
  * Changes a delivery record, re-reading and re-applying `change` when another write got
- * there first (the worker appending an attempt while someone asks for a redelivery).
- * `known`, the record as last read or written, spares the first read; a stale one costs a
- * failed conditional write and a read.
+ * there first (the worker appending an attempt while someone asks for a redelivery), as
+ * `updateRecord` does. `known`, the record as last read or written, spares the first read;
+ * a stale one costs a failed conditional write and a read.
  * @returns the record as written with its etag, or `null` when it is gone.
  */
-export async function updateDelivery(
+export function updateDelivery(
   ctx: Context,
   webhookId: string,
   deliveryId: string,
   change: (delivery: DeliveryRecord) => void,
   known?: Stored<DeliveryRecord> | null,
 ): Promise<Stored<DeliveryRecord> | null> {
-  let stored = known ?? null;
-  for (let attempt = 1; ; attempt++) {
-    stored ??= await ctx.store.get<DeliveryRecord>(
-      collections.webhookDeliveries,
-      webhookId,
-      deliveryId,
-    );
-    if (!stored) return null;
-    const next = changedDelivery(ctx, stored.record, change);
-    try {
-      return await ctx.store.replace(collections.webhookDeliveries, webhookId, next, {
-        ifMatch: stored.etag,
-      });
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt === 20) throw error;
-      stored = null;
-      await sleep(Math.random() * 5);
-    }
-  }
+  return updateRecord<DeliveryRecord>(
+    ctx.store,
+    collections.webhookDeliveries,
+    webhookId,
+    deliveryId,
+    // A delivery that is gone stays gone: nothing is written for it.
+    (delivery) => (delivery ? changedDelivery(ctx, delivery, change) : null),
+    { known },
+  );
 }
 
 /** Extension: one page of a webhook's deliveries, newest first, with their attempts. */
@@ -115,47 +106,49 @@ export async function redeliver(
  * @throws {ConflictError} while it is still pending, or its last attempt is still settling
  */
 export async function queueAgain(ctx: Context, logId: string, deliveryId: string) {
-  for (let attempt = 1; ; attempt++) {
-    const stored = await ctx.store.get<DeliveryRecord>(
-      collections.webhookDeliveries,
-      logId,
-      deliveryId,
-    );
-    if (!stored) throw new NotFoundError("Delivery not found");
-    if (stored.record.status === "pending") {
+  const delivery = await retryOnConflict(() => markPending(ctx, logId, deliveryId));
+  ctx.nudgeWebhooks();
+  return {
+    id: delivery.id,
+    message: "Delivery queued again",
+    action_successful: true,
+    error: "",
+  };
+}
+
+/** One attempt of `queueAgain`: the record marked pending and its outbox entry, in a batch. */
+async function markPending(ctx: Context, logId: string, deliveryId: string) {
+  const stored = await ctx.store.get<DeliveryRecord>(
+    collections.webhookDeliveries,
+    logId,
+    deliveryId,
+  );
+  if (!stored) throw new NotFoundError("Delivery not found");
+  if (stored.record.status === "pending") {
+    throw new ConflictError("This delivery is still being attempted");
+  }
+  const delivery: DeliveryRecord = {
+    ...stored.record,
+    status: "pending",
+    modified_date_utc: ctx.now().toISOString(),
+  };
+  try {
+    await ctx.store.batch([
+      {
+        op: "replace",
+        collection: collections.webhookDeliveries,
+        partition: logId,
+        record: delivery,
+        ifMatch: stored.etag,
+      },
+      queueDeliveryOp(ctx, delivery),
+    ]);
+  } catch (error) {
+    // Its outbox entry is still there: the attempt that finished it is being settled.
+    if (error instanceof StoreConflictError && error.reason === "exists") {
       throw new ConflictError("This delivery is still being attempted");
     }
-    const delivery: DeliveryRecord = {
-      ...stored.record,
-      status: "pending",
-      modified_date_utc: ctx.now().toISOString(),
-    };
-    try {
-      await ctx.store.batch([
-        {
-          op: "replace",
-          collection: collections.webhookDeliveries,
-          partition: logId,
-          record: delivery,
-          ifMatch: stored.etag,
-        },
-        queueDeliveryOp(ctx, delivery),
-      ]);
-    } catch (error) {
-      if (!(error instanceof StoreConflictError)) throw error;
-      // Its outbox entry is still there: the attempt that finished it is being settled.
-      if (error.reason === "exists") {
-        throw new ConflictError("This delivery is still being attempted");
-      }
-      if (attempt === 20) throw error;
-      continue;
-    }
-    ctx.nudgeWebhooks();
-    return {
-      id: delivery.id,
-      message: "Delivery queued again",
-      action_successful: true,
-      error: "",
-    };
+    throw error;
   }
+  return delivery;
 }

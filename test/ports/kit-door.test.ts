@@ -70,7 +70,7 @@ describe("the adapter kit is the adapters' only door", () => {
     ].join("\n");
     const flagged = specifiers(source).filter((s) => offence(file, folder, s) !== null);
     assert.deepEqual(flagged, [
-      "../../src/errors.ts",
+      "../../src/kernel/errors.ts",
       "../memory/store.ts",
       "formwork",
       "formwork/testing",

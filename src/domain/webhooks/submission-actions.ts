@@ -7,6 +7,7 @@ import type { SubmissionRecord } from "../submissions/submission-record.ts";
 import { attemptDestination, attemptMail, withinSignal } from "./action-attempts.ts";
 import { confirmationEmailOf } from "./confirmation-email.ts";
 import { destinationOf, destinationPayload } from "./destination-post.ts";
+import { attemptRecord } from "./outbox-delivery.ts";
 import { updateDelivery } from "./webhook-deliveries.ts";
 import {
   actionLogId,
@@ -17,7 +18,6 @@ import {
   outboxPartitionOf,
   pendingDelivery,
 } from "./webhook-outbox.ts";
-import { attemptRecord } from "./webhook-worker.ts";
 
 /** The S2 flags that say which of the form's own actions failed at their first attempt. */
 export interface ActionFlags {

@@ -1,20 +1,9 @@
 import { setMaxListeners } from "node:events";
 import { newId } from "../../kernel/ids.ts";
-import { isSuccess } from "../../ports/webhook-retries.ts";
-import type { AttemptOutcome, DeliveryResult, WebhookSender } from "../../ports/webhook-sender.ts";
-import { type Context, collections } from "../context.ts";
-import {
-  type Candidate,
-  type Claim,
-  dropEntry,
-  dueCandidates,
-  rewriteClaim,
-  settleDelivered,
-  takeEntry,
-} from "./outbox-claims.ts";
-import { sendFor } from "./outbox-senders.ts";
-import { updateDelivery } from "./webhook-deliveries.ts";
-import type { AttemptRecord, DeliveryRecord } from "./webhook-outbox.ts";
+import type { WebhookSender } from "../../ports/webhook-sender.ts";
+import type { Context } from "../context.ts";
+import { type Candidate, type Claim, dueCandidates, takeEntry } from "./outbox-claims.ts";
+import { type DeliveryRun, deliverClaim, handBack } from "./outbox-delivery.ts";
 
 /** Settings of the background delivery worker. */
 export interface WebhookWorkerOptions {
@@ -51,170 +40,107 @@ export interface WebhookWorker {
  * that a finished delivery starts the next one without reading the outbox again.
  */
 export function startWebhookWorker(ctx: Context, options: WebhookWorkerOptions): WebhookWorker {
-  const instance = newId();
-  const inFlight = new Map<string, Promise<void>>();
-  const abort = new AbortController();
-  // Every delivery in flight listens to it, each attempt too: more than the default 10.
-  setMaxListeners(0, abort.signal);
-  // The read in progress, if any: a stop waits for it, since it may still take claims.
-  let reading: Promise<void> | undefined;
-  let again = false;
-  let candidates: Candidate[] = [];
-  let rotation = 0;
-  const leaseEnd = () => new Date(ctx.now().getTime() + options.leaseMs).toISOString();
-  const free = () => options.maxConcurrent - inFlight.size;
-
-  function readOutbox(): Promise<void> {
-    if (reading) {
-      again = true;
-      return reading;
-    }
-    reading = readWhileDue().finally(() => {
-      reading = undefined;
-    });
-    return reading;
-  }
-
-  async function readWhileDue() {
-    try {
-      do {
-        again = false;
-        if (candidates.length === 0 && free() > 0 && !abort.signal.aborted) {
-          candidates = await dueCandidates(ctx, options.maxConcurrent, rotation++);
-        }
-        while (candidates.length > 0 && free() > 0 && !abort.signal.aborted) {
-          const next = candidates.splice(0, free()).filter((c) => !inFlight.has(c.entry.record.id));
-          const claimed = await Promise.all(next.map(claimAndStart));
-          // Every candidate tried, one taken and room left: what came due since is read at
-          // once (not when none was taken: that read would find the same ones again).
-          if (claimed.includes(true) && candidates.length === 0 && free() > 0) again = true;
-        }
-      } while (again && !abort.signal.aborted);
-    } catch (error) {
-      options.onError(error);
-    }
-  }
-
-  /** @returns whether the candidate was taken. */
-  async function claimAndStart(candidate: Candidate): Promise<boolean> {
-    const claim = await takeEntry(ctx, candidate, instance, leaseEnd());
-    // A stop that came while the claim was being taken gets it back at once.
-    if (claim && abort.signal.aborted) await handBack(claim, claim.record.attempts_made - 1);
-    else if (claim) start(claim);
-    return claim !== null;
-  }
-
-  function start(claim: Claim) {
-    const run = deliver(claim)
-      .catch(options.onError)
-      .finally(() => {
-        inFlight.delete(claim.record.id);
-        if (!abort.signal.aborted) void readOutbox();
-      });
-    inFlight.set(claim.record.id, run);
-  }
-
-  async function deliver(first: Claim) {
-    let claim = first;
-    const entry = claim.record;
-    // The claim counted the first attempt it makes (outbox-claims.ts).
-    const counted = entry.attempts_made;
-    const made = counted - 1;
-    let delivery = await ctx.store.get<DeliveryRecord>(
-      collections.webhookDeliveries,
-      entry.webhook_id,
-      entry.id,
-    );
-    const send = delivery && (await sendFor(ctx, options.sender, entry, delivery.record));
-    if (!send) return finish(claim, { status: "failed", attempts: made }, false);
-    let settled = false;
-    const note = async (attempt: number, outcome: AttemptOutcome) => {
-      const change = (record: DeliveryRecord) => {
-        record.attempts.push(attemptRecord(attempt, outcome, ctx.now()));
-      };
-      if (!isSuccess(outcome)) {
-        delivery = await updateDelivery(ctx, entry.webhook_id, entry.id, change, delivery);
-        return;
-      }
-      // A 2xx ends the delivery: its attempt, its status and the entry's removal at once.
-      await settleDelivered(ctx, claim, delivery, (record) => {
-        change(record);
-        record.status = "delivered";
-      });
-      settled = true;
-    };
-    if ("refused" in send) {
-      await note(counted, { kind: "refused", message: send.refused });
-      return finish(claim, { status: "failed", attempts: counted }, false);
-    }
-    let attempted = made;
-    const result = await send({
-      attemptsMade: made,
-      signal: abort.signal,
-      beforeAttempt: async (attempt) => {
-        // The claim itself counted and leased its first attempt.
-        if (attempt === counted) {
-          attempted = attempt;
-          return true;
-        }
-        const renewed = await rewriteClaim(ctx, {
-          ...claim,
-          record: { ...claim.record, attempts_made: attempt, due_at: leaseEnd() },
-        });
-        if (!renewed) return false;
-        claim = renewed;
-        attempted = attempt;
-        return true;
-      },
-      afterAttempt: note,
-    });
-    await finish(claim, result, settled, attempted);
-  }
-
-  /**
-   * Records how a delivery ended and takes it out of the outbox (unless `settled`: done), or,
-   * stopped by a closing service, hands it back with `attempted` attempts made.
-   */
-  async function finish(claim: Claim, result: DeliveryResult, settled: boolean, attempted = 0) {
-    if (settled) return;
-    if (result.status === "stopped") {
-      if (abort.signal.aborted) await handBack(claim, attempted);
-      return;
-    }
-    await updateDelivery(ctx, claim.record.webhook_id, claim.record.id, (record) => {
-      record.status = result.status === "delivered" ? "delivered" : "failed";
-    });
-    await dropEntry(ctx, claim);
-  }
-
-  /** Closing: makes a claimed entry due at once for whoever runs next, if it is still ours. */
-  async function handBack(claim: Claim, attemptsMade: number) {
-    const now = ctx.now().toISOString();
-    const record = { ...claim.record, lease_owner: null, due_at: now, attempts_made: attemptsMade };
-    await rewriteClaim(ctx, { ...claim, record });
-  }
-
-  const timer = setInterval(() => void readOutbox(), options.pollMs);
+  const worker = new OutboxReader(ctx, options);
+  const timer = setInterval(() => void worker.read(), options.pollMs);
   timer.unref();
-  void readOutbox();
+  void worker.read();
   return {
-    nudge: () => void readOutbox(),
+    nudge: () => void worker.read(),
     async stop() {
       clearInterval(timer);
-      abort.abort();
-      // A read in progress may still take claims (handing them straight back); the
-      // deliveries it started before the abort are in `inFlight` once it is done.
-      await reading;
-      await Promise.allSettled(inFlight.values());
+      await worker.stop();
     },
   };
 }
 
-/** An attempt as the delivery record keeps it. */
-export function attemptRecord(attempt: number, outcome: AttemptOutcome, at: Date): AttemptRecord {
-  const record: AttemptRecord = { attempt, at: at.toISOString(), outcome: outcome.kind };
-  if (outcome.kind === "response") record.status_code = outcome.status;
-  if (outcome.kind === "network_error" || outcome.kind === "refused")
-    record.message = outcome.message;
-  return record;
+/** One instance's reads of the outbox, and the deliveries they start. */
+class OutboxReader {
+  private readonly instance = newId();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private readonly run: DeliveryRun;
+  /** The read in progress, if any: a stop waits for it, since it may still take claims. */
+  private reading: Promise<void> | undefined;
+  private again = false;
+  private candidates: Candidate[] = [];
+  private rotation = 0;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly options: WebhookWorkerOptions,
+  ) {
+    // Every delivery in flight listens to it, each attempt too: more than the default 10.
+    setMaxListeners(0, this.abort.signal);
+    const leaseEnd = () => new Date(ctx.now().getTime() + options.leaseMs).toISOString();
+    this.run = { ctx, sender: options.sender, signal: this.abort.signal, leaseEnd };
+  }
+
+  /** Reads the outbox, or has the read in progress read once more when it is done. */
+  read(): Promise<void> {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = this.readWhileDue().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  /**
+   * Stops claiming, waits for a read in progress (it may still take claims, handing them
+   * straight back), aborts the deliveries in flight and waits for them to hand theirs back.
+   */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.reading;
+    await Promise.allSettled(this.inFlight.values());
+  }
+
+  private free = () => this.options.maxConcurrent - this.inFlight.size;
+  private stopped = () => this.abort.signal.aborted;
+
+  private async readWhileDue() {
+    try {
+      do {
+        this.again = false;
+        if (this.candidates.length === 0 && this.free() > 0 && !this.stopped()) {
+          const { ctx, options } = this;
+          this.candidates = await dueCandidates(ctx, options.maxConcurrent, this.rotation++);
+        }
+        while (this.candidates.length > 0 && this.free() > 0 && !this.stopped()) {
+          const next = this.candidates
+            .splice(0, this.free())
+            .filter((c) => !this.inFlight.has(c.entry.record.id));
+          const claimed = await Promise.all(next.map((c) => this.claimAndStart(c)));
+          // Every candidate tried, one taken and room left: what came due since is read at
+          // once (not when none was taken: that read would find the same ones again).
+          const room = this.candidates.length === 0 && this.free() > 0;
+          if (claimed.includes(true) && room) this.again = true;
+        }
+      } while (this.again && !this.stopped());
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  /** @returns whether the candidate was taken. */
+  private async claimAndStart(candidate: Candidate): Promise<boolean> {
+    const claim = await takeEntry(this.ctx, candidate, this.instance, this.run.leaseEnd());
+    // A stop that came while the claim was being taken gets it back at once.
+    if (claim && this.stopped()) await handBack(this.ctx, claim, claim.record.attempts_made - 1);
+    else if (claim) this.start(claim);
+    return claim !== null;
+  }
+
+  private start(claim: Claim) {
+    const id = claim.record.id;
+    const delivery = deliverClaim(this.run, claim)
+      .catch(this.options.onError)
+      .finally(() => {
+        this.inFlight.delete(id);
+        if (!this.stopped()) void this.read();
+      });
+    this.inFlight.set(id, delivery);
+  }
 }

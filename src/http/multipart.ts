@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import { finished, Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import { BodyAbortedError, ServiceError, ValidationError } from "../errors.ts";
@@ -35,8 +35,8 @@ export async function receiveFile<T>(
   hostBody?: AsyncIterable<Uint8Array>,
 ): Promise<T> {
   const type = request.headers.get("content-type") ?? "";
-  // `request.body` is looked at only without a host body: a Node bridge starts reading
-  // the request into a web stream as soon as it is (`@hono/node-server` does).
+  // `request.body` is looked at only without a host body: a Node bridge may start reading
+  // the request into a web stream as soon as that getter runs (`@hono/node-server` does).
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(type) || !(hostBody ?? request.body)) {
     throw new ServiceError(
       "unsupported_media_type",
@@ -75,7 +75,11 @@ export async function receiveFile<T>(
       if (!handled) return fail(malformed("The request holds no file part"));
       handled.then(resolve, fail);
     });
-    source.on("error", (cause) => fail(new BodyAbortedError({ cause })));
+    // An error, or a close before the end: Node's request may only close when its client
+    // goes away mid-body, and busboy would then wait for the rest for ever.
+    finished(source, (cause) => {
+      if (cause) fail(new BodyAbortedError({ cause }));
+    });
   });
   source.pipe(parser);
   return outcome;

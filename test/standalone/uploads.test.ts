@@ -1,18 +1,29 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { uploadFile } from "../../bench/multipart-upload.ts";
 import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { freePort, start, stop } from "./server-process.ts";
+
+/** Polls `check` every 50 ms until it holds, for at most `attempts` tries. */
+async function eventually(check: () => Promise<boolean>, attempts = 200): Promise<boolean> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (await check()) return true;
+    await sleep(50);
+  }
+  return false;
+}
 
 /** The server's answers, each checked against the OpenAPI document on the way. */
 const fetch = conformingHttpFetch("");
 
 /** A standalone server on a new data folder, with an account and a form of `fields`. */
-async function serverWithForm(fields: unknown[]) {
+async function serverWithForm(fields: unknown[], env: Record<string, string> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), "formwork-uploads-"));
   after(() => rm(dataDir, { recursive: true, force: true }));
   const port = await freePort();
@@ -21,6 +32,7 @@ async function serverWithForm(fields: unknown[]) {
     ADMIN_SECRET: "secret",
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...env,
   });
   const call = async (path: string, init: RequestInit = {}) =>
     (await fetch(`${server.base}${path}`, init)).json();
@@ -115,6 +127,42 @@ describe("standalone server uploads", () => {
       // The connection's refusal leaves the server answering.
       const again = await uploadFile(url, "cv_1", 1024);
       assert.equal(again.status, 200, again.body);
+    } finally {
+      await stop(server.child);
+    }
+  });
+
+  it("gives back the hold of an upload whose client goes away midway", async () => {
+    const field = { unique_system_name: "cv_1", type: "file", label: "CV" };
+    // Each upload holds the whole 1 MiB while it streams: a hold left behind fills the cap.
+    const env = { MAX_UPLOAD_BYTES: "1048576", MAX_UNCLAIMED_UPLOAD_BYTES: "1048576" };
+    const { server, dataDir, formId } = await serverWithForm([field], env);
+    try {
+      const url = `${server.base}/api/form/${formId}/submissionattachment`;
+      const boundary = "----formwork-test-boundary";
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="cv_1"; filename="cv.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+      const going = request(url, {
+        method: "POST",
+        headers: {
+          "content-type": `multipart/form-data; boundary=${boundary}`,
+          "content-length": String(head.length + 900_000),
+        },
+      });
+      going.on("error", () => {});
+      going.write(head);
+      going.write(new Uint8Array(300_000));
+      // The upload holds its bytes once its file is being written.
+      const partial = join(dataDir, "files", ".partial");
+      const writing = await eventually(
+        async () => (await readdir(partial).catch(() => [])).length > 0,
+      );
+      assert.ok(writing, "the upload never started writing");
+      going.destroy();
+      const next = await eventually(
+        async () => (await uploadFile(url, "cv_1", 1024)).status === 200,
+      );
+      assert.ok(next, "the cap stayed full after the client went away");
+      assert.equal((await readdir(partial)).length, 0);
     } finally {
       await stop(server.child);
     }

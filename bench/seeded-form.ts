@@ -129,11 +129,11 @@ export async function heldBy(directory: string, formId: string): Promise<number>
 
 /**
  * Signs up the bench account and creates the bench form through a running server (whose
- * admin secret is {@link adminSecret}). @returns the form id
+ * admin secret is {@link adminSecret}), or a service in process. @returns the form id
  */
-export async function createBenchForm(base: string): Promise<string> {
+export async function createBenchForm(target: FormService | string): Promise<string> {
   const post = (path: string, headers: Record<string, string>, body: unknown) =>
-    postJson(base, path, body, headers);
+    postJson(target, path, body, headers);
   const account = await post(
     "/api/admin/accounts",
     { AdminSecret: adminSecret },

@@ -144,10 +144,21 @@ export interface FormServiceOptions {
   rateLimits?: RateLimitOptions;
 }
 
-/** What the embedder knows about the connection a request came on. */
+/** What the embedder knows about a request beyond the `Request`: its connection, its body. */
 export interface ConnectionInfo {
   /** The peer's IP address. */
   clientAddress?: string;
+  /**
+   * The request's body as the host received it, unread: the `IncomingMessage` of
+   * `node:http` (`env.incoming` of `@hono/node-server`, Express's `req`), or any async
+   * iterable of bytes. Uploads (S3) then parse it directly instead of `request.body`, which
+   * they never touch: no conversion between Node and web streams (a bridge's
+   * `request.body` copies every chunk). Other requests read the `Request` as before. After
+   * an upload is refused midway, the rest of a Node stream is read and dropped so that the
+   * answer reaches the client; the host's timeouts bound it.
+   * @default undefined: uploads read `request.body`
+   */
+  body?: AsyncIterable<Uint8Array>;
 }
 
 /** A running form service. */
@@ -280,6 +291,7 @@ export function createFormService(options: FormServiceOptions): FormService {
     let response = download;
     if (!response) {
       routed.clientAddress = clientAddressOf(request, connection, trustProxy);
+      routed.hostBody = connection?.body;
       routed.requestId = requestId;
       response = (await router.fetch(routed, ctx)) as Response;
     }

@@ -6,7 +6,6 @@
  * week.
  */
 import { Readable } from "node:stream";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { BlockBlobClient } from "@azure/storage-blob";
 import type { BlobHeaders } from "./blob-headers.ts";
 
@@ -32,24 +31,28 @@ export async function uploadBody(
 ): Promise<number> {
   let bytes = 0;
   let bodyError: { error: unknown } | undefined;
-  const counted = body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        bytes += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  const readable = Readable.fromWeb(counted as NodeReadableStream<Uint8Array>);
-  readable.once("error", (error) => {
-    bodyError ??= { error };
-  });
+  // Read here, counted as they pass, rather than through a counting TransformStream and
+  // Readable.fromWeb: two stream hops fewer per chunk, and only a rejected read is the body's.
+  const reader = body.getReader();
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      const next = await reader.read().catch((error: unknown) => {
+        bodyError ??= { error };
+        throw error;
+      });
+      if (next.done) return;
+      bytes += next.value.byteLength;
+      yield next.value;
+    }
+  }
+  const readable = Readable.from(chunks(), { objectMode: false });
   try {
     await blob.uploadStream(readable, shape.blockBytes, shape.concurrency, headers);
     return bytes;
   } catch (error) {
     // Stop reading a body that Azure no longer takes; keep the body's own error first.
     readable.destroy();
+    await reader.cancel(error).catch(() => {});
     throw bodyError ? bodyError.error : error;
   }
 }

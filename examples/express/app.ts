@@ -32,8 +32,9 @@ export function createApp(options: MountOptions) {
     }),
     adminSecret: options.adminSecret,
   });
+  // `body`: uploads read Node's request directly, not through a web stream.
   const formwork = getRequestListener((request, { incoming }) =>
-    service.fetch(request, { clientAddress: incoming.socket.remoteAddress }),
+    service.fetch(request, { clientAddress: incoming.socket.remoteAddress, body: incoming }),
   );
 
   const app = express();

@@ -109,8 +109,12 @@ type RequestListener = (incoming: IncomingMessage, outgoing: ServerResponse) => 
  */
 async function bridgeTo(service: FormService): Promise<RequestListener> {
   const { getRequestListener } = await import("@hono/node-server");
+  // The Node request goes along as the body: uploads parse it directly (ConnectionInfo.body).
   return getRequestListener((request, env) =>
-    service.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
+    service.fetch(request, {
+      clientAddress: env.incoming.socket.remoteAddress,
+      body: env.incoming,
+    }),
   );
 }
 

@@ -10,6 +10,8 @@ export interface RouteRequest extends IRequestStrict {
   caller: Caller | null;
   /** The client's address, as the embedder reported it (or the trusted proxy header). */
   clientAddress: string;
+  /** The body as the host received it, if it passed it (`ConnectionInfo.body`). */
+  hostBody?: AsyncIterable<Uint8Array>;
   /** The request's id in the logs, echoed as `X-Request-Id`. */
   requestId: string;
   /** The partner of a partner route, once authenticated by the rate-limit stage. */

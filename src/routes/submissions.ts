@@ -54,8 +54,10 @@ export function submissionRoutes(router: ServiceRouter): void {
       const access = await accessFormToSubmit(ctx, request.caller, guidParam(request, "formId"));
       refuseOversize(request, ctx);
       const device = await deviceOf(ctx, request.clientAddress);
-      const id = await receiveFile(request, (file) =>
-        storeAttachment(ctx, access, request.caller, file, device),
+      const id = await receiveFile(
+        request,
+        (file) => storeAttachment(ctx, access, request.caller, file, device),
+        request.hostBody,
       );
       return envelope(id, "File upload succeeded");
     })

@@ -1,6 +1,6 @@
-import type { IncomingFile } from "../../http/multipart.ts";
 import { ValidationError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
+import type { IncomingFile } from "../../kernel/incoming-file.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
@@ -61,7 +61,7 @@ export async function storeAttachment(
   const quota = await storageQuotaOf(ctx, form.owner_user_id);
   const hold = await holdUpload(ctx, form, record, quota, limit);
   try {
-    const size = await blobs.put(form.id, record.id, hold.cap(file.body), {
+    const size = await blobs.put(form.id, record.id, file.open(hold.held, hold.refusal), {
       contentType,
       filename: file.filename,
     });

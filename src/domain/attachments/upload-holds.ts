@@ -1,5 +1,5 @@
-import { byteLimit, fileTooLarge } from "../../http/multipart.ts";
 import { ServiceError } from "../../kernel/errors.ts";
+import { fileTooLarge } from "../../kernel/incoming-file.ts";
 import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
 import { type Context, collections } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
@@ -25,8 +25,10 @@ import { capReached, unclaimedBytesCount, unclaimedCapOf } from "./unclaimed-upl
 
 /** An upload's hold on its bounds, as a record. */
 export interface UploadHold {
-  /** Passes the file's bytes on, failing past what is held with the error of the bound that bites. */
-  cap(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>;
+  /** The most bytes the upload may store: what it holds. */
+  held: number;
+  /** The error past `held` bytes: of the bound that bites (a 413, or the storage quota). */
+  refusal: () => ServiceError;
   /**
    * Makes the record the stored attachment of `size` bytes and settles the counts to it.
    * @throws {ServiceError} `conflict` when the record is gone (its form was deleted, or the
@@ -96,7 +98,8 @@ export async function holdUpload(
   let etag = written?.[1]?.etag ?? "";
   const attachmentOp = { collection: collections.attachments, partition: form.id };
   return {
-    cap: (body) => body.pipeThrough(byteLimit(held, bound)),
+    held,
+    refusal: bound,
     async settle(size) {
       const settled: AttachmentRecord = { ...record, file_size: size };
       const written = await batchAgain(ctx, async (attempt) => {

@@ -8,7 +8,6 @@ import { RateLimitedError, type RateLimits } from "../http/rate-limits.ts";
 import { jsonWithRequestId } from "../http/request-id.ts";
 import {
   BodyAbortedError,
-  errorEnvelope,
   MethodNotAllowedError,
   NotFoundError,
   UnavailableError,
@@ -22,6 +21,7 @@ import { openApiRoutes } from "../routes/openapi.ts";
 import { partnerRoutes } from "../routes/partners.ts";
 import { submissionRoutes } from "../routes/submissions.ts";
 import { webhookRoutes } from "../routes/webhooks.ts";
+import { errorEnvelope } from "./error-envelope.ts";
 import { countRequest } from "./rate-limit-stage.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
 import { routesOfPath } from "./route-table.ts";

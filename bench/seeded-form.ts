@@ -127,10 +127,10 @@ export async function heldBy(directory: string, formId: string): Promise<number>
 }
 
 /**
- * Signs up the bench account and creates the bench form through a running server (whose
+ * Signs up the bench account and creates the bench form through a running server or a service in process (whose
  * admin secret is {@link adminSecret}). @returns the form id
  */
-export async function createBenchForm(base: string): Promise<string> {
+export async function createBenchForm(base: FormService | string): Promise<string> {
   const post = (path: string, headers: Record<string, string>, body: unknown) =>
     postJson(base, path, body, headers);
   const account = await post(

@@ -41,18 +41,22 @@ const attempts = 200;
  * Writes the batch that `build` makes from fresh reads, and builds and writes it again
  * while a condition fails (a counter changed since it was read). `build` decides what to
  * do about a record that is gone: throw, or answer `null` to write nothing.
+ * `issued` is called each time a batch has been handed to the store, before it is written.
  * @returns what the written batch answered, or `null` when `build` answered `null`.
  * @throws {StoreConflictError} when the batch lost every one of its attempts.
  */
 export async function batchAgain(
   ctx: Context,
   build: (attempt: number) => Promise<BatchOp[] | null>,
+  issued?: () => void,
 ): Promise<(Stored<StoreRecord> | null)[] | null> {
   for (let attempt = 1; ; attempt++) {
     const ops = await build(attempt);
     if (!ops) return null;
     try {
-      return await ctx.store.batch(ops);
+      const writing = ctx.store.batch(ops);
+      issued?.();
+      return await writing;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
       // A little jitter keeps a crowd of writers from colliding in lock step.

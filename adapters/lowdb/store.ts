@@ -1,5 +1,6 @@
 import {
   type BatchOp,
+  copyRecord,
   type Page,
   type Query,
   type Store,
@@ -249,7 +250,7 @@ export class LowdbStore implements Store {
 }
 
 function copyOut<T>(entry: Entry | undefined): Stored<T> | null {
-  return entry ? { record: structuredClone(entry.record) as T, etag: entry.etag } : null;
+  return entry ? { record: copyRecord(entry.record) as T, etag: entry.etag } : null;
 }
 
 /** Whether a record is there to write; throws when `ifMatch` is given and stale. */

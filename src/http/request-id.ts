@@ -17,8 +17,13 @@ export function requestIdOf(request: Request): string {
   return given !== null && plainId.test(given) ? given : crypto.randomUUID();
 }
 
-/** Responses built with their `X-Request-Id` already in place ({@link jsonWithRequestId}). */
-const identified = new WeakSet<Response>();
+/**
+ * Marks responses built with their `X-Request-Id` already in place ({@link jsonWithRequestId}):
+ * a field on the response, cheaper per request than a `WeakSet` entry the GC must track.
+ */
+const identified = Symbol("formwork.identified");
+
+type Marked = Response & { [identified]?: true };
 
 /**
  * A JSON response carrying `X-Request-Id: id` and `extra` headers from the start. Headers
@@ -35,13 +40,13 @@ export function jsonWithRequestId(
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...extra, "x-request-id": id },
   });
-  identified.add(response);
+  (response as Marked)[identified] = true;
   return response;
 }
 
 /** `response` with `X-Request-Id: id`, copied first when its headers are read-only. */
 export function withRequestId(response: Response, id: string): Response {
-  if (identified.has(response)) return response;
+  if ((response as Marked)[identified]) return response;
   try {
     response.headers.set("x-request-id", id);
     return response;

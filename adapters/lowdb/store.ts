@@ -74,7 +74,10 @@ export class LowdbStore implements Store {
 
   get<T extends StoreRecord>(collection: string, partition: string, id: string) {
     return this.#within(collection, partition, (p) =>
-      p.run(async () => copyOut<T>((await p.view.segmentFor(id)).records.get(id))),
+      p.run(async () => {
+        const segment = p.view.loadedSegmentFor(id) ?? (await p.view.segmentFor(id));
+        return copyOut<T>(segment.records.get(id));
+      }),
     );
   }
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Context } from "../context.ts";
 import { type BatchOp, StoreConflictError, type Stored, type StoreRecord } from "../ports/store.ts";
+import { takeTurn } from "./counter-turns.ts";
 import { type CounterKey, type CounterRecord, counterOp } from "./counters.ts";
 
 /**
@@ -41,21 +42,34 @@ const attempts = 200;
  * Writes the batch that `build` makes from fresh reads, and builds and writes it again
  * while a condition fails (a counter changed since it was read). `build` decides what to
  * do about a record that is gone: throw, or answer `null` to write nothing.
- * `issued` is called each time a batch has been handed to the store, before it is written.
+ *
+ * With `turn`, a counter's key, each attempt runs from its build until its batch is handed
+ * to the store in turn with the other writers of that counter in this process
+ * (counter-turns.ts), so that they do not all read one etag and all but one start over.
  * @returns what the written batch answered, or `null` when `build` answered `null`.
  * @throws {StoreConflictError} when the batch lost every one of its attempts.
  */
 export async function batchAgain(
   ctx: Context,
   build: (attempt: number) => Promise<BatchOp[] | null>,
-  issued?: () => void,
+  turn?: string,
 ): Promise<(Stored<StoreRecord> | null)[] | null> {
   for (let attempt = 1; ; attempt++) {
-    const ops = await build(attempt);
-    if (!ops) return null;
+    const endTurn = turn === undefined ? undefined : await takeTurn(ctx.store, turn);
+    let writing: Promise<(Stored<StoreRecord> | null)[]>;
     try {
-      const writing = ctx.store.batch(ops);
-      issued?.();
+      const ops = await build(attempt);
+      if (!ops) return null;
+      try {
+        writing = ctx.store.batch(ops);
+      } catch (error) {
+        writing = Promise.reject(error);
+      }
+    } finally {
+      // The batch is queued (or none was made): the next writer may read the counter.
+      endTurn?.();
+    }
+    try {
       return await writing;
     } catch (error) {
       if (!(error instanceof StoreConflictError) || attempt === attempts) throw error;
@@ -63,4 +77,16 @@ export async function batchAgain(
       await sleep(Math.random() * Math.min(attempt, 20));
     }
   }
+}
+
+/**
+ * {@link batchAgain} taking turns with this process's other writers of the counter `turn`
+ * (S2 posts to one form: counter-turns.ts).
+ */
+export function batchInTurns(
+  ctx: Context,
+  turn: string,
+  build: (attempt: number) => Promise<BatchOp[] | null>,
+): Promise<(Stored<StoreRecord> | null)[] | null> {
+  return batchAgain(ctx, build, turn);
 }

@@ -3,12 +3,11 @@ import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
 import { NotFoundError, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { BatchOp, Stored } from "../ports/store.ts";
+import type { Stored } from "../ports/store.ts";
 import { createdAt } from "../timestamps.ts";
 import { claimedRecord, claimOps, fileIdsOf, readClaimable } from "./attachment-claims.ts";
 import { readAttachments, removalOps } from "./attachment-removal.ts";
-import { batchAgain } from "./count-changes.ts";
-import { type EndTurn, takeTurn } from "./counter-turns.ts";
+import { batchAgain, batchInTurns } from "./count-changes.ts";
 import { counterOp } from "./counters.ts";
 import { accessFormToSubmit, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
@@ -65,19 +64,9 @@ export async function createSubmission(
   const id = newId();
   let checked: CheckedPost | undefined;
   let post: { snapshot: FormSnapshot; fresh: boolean; actions: PlannedActions } | undefined;
-  // Posts to one form in this process take turns from the counter's read to the batch
-  // (counter-turns.ts): otherwise concurrent ones all read one etag and all but one retry.
-  let endTurn: EndTurn = () => {};
-  const build = async (attempt: number) => {
-    endTurn = await takeTurn(ctx.store, formId);
-    try {
-      return await buildPost(attempt);
-    } catch (error) {
-      endTurn();
-      throw error;
-    }
-  };
-  const buildPost = async (attempt: number): Promise<BatchOp[]> => {
+  // Posts to one form in this process take turns on its counter (counter-turns.ts):
+  // otherwise concurrent ones all read one etag and all but one retry.
+  await batchInTurns(ctx, formId, async (attempt) => {
     const counter = await readFormCounter(ctx, formId);
     const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
     if (!snapshot) throw formNotFound();
@@ -118,12 +107,7 @@ export async function createSubmission(
       // The claims in the batch: no claim is left without its submission.
       ...claimOps(id, checked.claims, submission.created_date_utc),
     ];
-  };
-  try {
-    await batchAgain(ctx, build, () => endTurn());
-  } finally {
-    endTurn();
-  }
+  });
   const { snapshot, fresh, actions } = post as NonNullable<typeof post>;
   // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
   if (fresh) ctx.formSnapshots.set(formId, 0, snapshot);

@@ -177,8 +177,7 @@ function submissionOf(
   device: Device,
   draft: boolean,
 ): SubmissionRecord {
-  const timestamps = createdAt(ctx.now());
-  const at = timestamps.created_date_utc;
+  const { created_date_utc: at, modified_date_utc } = createdAt(ctx.now());
   return {
     form_id: form.id,
     stale_form_name: form.form_configuration.settings.form_name,
@@ -190,7 +189,8 @@ function submissionOf(
     inventory_taken: taken,
     attachments_held: claims.map(({ record }) => claimedRecord(record, id, at)),
     id,
-    ...timestamps,
+    created_date_utc: at,
+    modified_date_utc,
   };
 }
 

@@ -25,6 +25,8 @@ const identified = Symbol("formwork.identified");
 
 type Marked = Response & { [identified]?: true };
 
+const jsonType = "application/json; charset=utf-8";
+
 /**
  * A JSON response carrying `X-Request-Id: id` and `extra` headers from the start. Headers
  * given as a plain object reach the host as they are: `@hono/node-server` then writes them
@@ -36,10 +38,11 @@ export function jsonWithRequestId(
   id: string,
   extra?: Record<string, string>,
 ): Response {
-  const response = new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...extra, "x-request-id": id },
-  });
+  // Without a spread when there is nothing to add: the common answer's literal stays fast.
+  const headers = extra
+    ? { "content-type": jsonType, ...extra, "x-request-id": id }
+    : { "content-type": jsonType, "x-request-id": id };
+  const response = new Response(JSON.stringify(body), { status, headers });
   (response as Marked)[identified] = true;
   return response;
 }

@@ -286,7 +286,10 @@ export function createFormService(options: FormServiceOptions): FormService {
     const started = performance.now();
     const requestId = requestIdOf(request);
     // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
-    const download = await serveDownload(ctx, request, basePath, log, requestId);
+    // Most blob stores serve nothing themselves: then no request waits a turn for nothing.
+    const download = ctx.blobs?.fetch
+      ? await serveDownload(ctx, request, basePath, log, requestId)
+      : null;
     const routed = request as RouteRequest;
     let response = download;
     if (!response) {

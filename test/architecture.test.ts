@@ -199,6 +199,7 @@ describe("the public API, one entry per audience", () => {
       "compareValues",
       "conditionFieldsOf",
       "conflictRetryDefaults",
+      "copyRecord",
       "decodeCursor",
       "downloadHeaders",
       "evaluateQuery",

@@ -37,7 +37,8 @@ export async function runBatch(
       for (const [index, op] of ops.entries()) {
         const partition = targets[index] as Partition;
         const id = batchOpId(op);
-        const segment = await partition.view.segmentFor(id);
+        const segment =
+          partition.view.loadedSegmentFor(id) ?? (await partition.view.segmentFor(id));
         const before = segment.records.get(id);
         if (op.op === "create" && before) throw new StoreConflictError("exists");
         if (op.op !== "create") {
@@ -46,15 +47,15 @@ export async function runBatch(
             throw new StoreConflictError("etag");
           }
         }
-        const place = { c: partition.collection, p: partition.name };
+        // Literals without a spread: `{ ...place, … }` costs a slow copy on every op.
+        const { collection: c, name: p } = partition;
         if (op.op === "delete") {
           segment.remove(id);
-          changes.push({ ...place, o: "del", i: id });
+          changes.push({ c, p, o: "del", i: id });
           results.push(null);
         } else {
           const stored = segment.put(op.record);
-          const after = segment.records.get(id) as { record: StoreRecord; etag: string };
-          changes.push({ ...place, o: "put", r: after.record, e: after.etag });
+          changes.push({ c, p, o: "put", r: stored.record, e: stored.etag });
           results.push(stored);
         }
         undo.push(() => segment.set(id, before));

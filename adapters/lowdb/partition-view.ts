@@ -46,6 +46,18 @@ export class PartitionView {
     return this.#manifest;
   }
 
+  /**
+   * The segment owning `id` when it and the manifest are loaded, without waiting a turn
+   * (the request path's reads and batches: issue 12); `undefined` when either must be read.
+   */
+  loadedSegmentFor(id: string): Segment | undefined {
+    const manifest = this.#manifest;
+    if (!manifest) return undefined;
+    const segment = this.loadedAt(manifest, manifest.indexOf(id));
+    if (segment) this.remember(segment);
+    return segment;
+  }
+
   /** The segment owning `id`. */
   async segmentFor(id: string): Promise<Segment> {
     const manifest = await this.manifest();

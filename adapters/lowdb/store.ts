@@ -1,5 +1,6 @@
 import {
   type BatchOp,
+  copyRecord,
   type Page,
   type Query,
   type Store,
@@ -73,7 +74,10 @@ export class LowdbStore implements Store {
 
   get<T extends StoreRecord>(collection: string, partition: string, id: string) {
     return this.#within(collection, partition, (p) =>
-      p.run(async () => copyOut<T>((await p.view.segmentFor(id)).records.get(id))),
+      p.run(async () => {
+        const segment = p.view.loadedSegmentFor(id) ?? (await p.view.segmentFor(id));
+        return copyOut<T>(segment.records.get(id));
+      }),
     );
   }
 
@@ -252,7 +256,7 @@ export class LowdbStore implements Store {
 }
 
 function copyOut<T>(entry: Entry | undefined): Stored<T> | null {
-  return entry ? { record: structuredClone(entry.record) as T, etag: entry.etag } : null;
+  return entry ? { record: copyRecord(entry.record) as T, etag: entry.etag } : null;
 }
 
 /** Whether a record is there to write; throws when `ifMatch` is given and stale. */

@@ -3,6 +3,7 @@ import {
   type BatchOp,
   batchOpId,
   checkBatch,
+  copyRecord,
   evaluateQuery,
   type Page,
   type Query,
@@ -66,7 +67,7 @@ export function createMemoryStore(): Store {
   return {
     async get<T extends StoreRecord>(collection: string, partition: string, id: string) {
       const entry = recordsOf(collection, partition).get(id);
-      return entry ? { record: structuredClone(entry.record) as T, etag: entry.etag } : null;
+      return entry ? { record: copyRecord(entry.record) as T, etag: entry.etag } : null;
     },
 
     async create<T extends StoreRecord>(collection: string, partition: string, record: T) {

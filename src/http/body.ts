@@ -24,8 +24,10 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   } catch {
     throw new ValidationError("The request body is not valid JSON");
   }
-  // Whatever handles the body next may walk it recursively: refuse depth bombs here.
-  if (nestsDeeperThan(value, jsonBounds.requestDepth)) {
+  // Whatever handles the body next may walk it recursively: refuse depth bombs here. Each
+  // level takes two characters at least (`[]`), so a shorter text cannot be one.
+  const { requestDepth } = jsonBounds;
+  if (text.length > 2 * requestDepth && nestsDeeperThan(value, requestDepth)) {
     throw new ValidationError(
       `The request body nests deeper than ${jsonBounds.requestDepth} levels`,
       [{ path: "", message: `must not nest deeper than ${jsonBounds.requestDepth} levels` }],

@@ -36,6 +36,7 @@ export {
   batchOpId,
   type Condition,
   checkBatch,
+  copyRecord,
   type Page,
   type Query,
   type Scalar,

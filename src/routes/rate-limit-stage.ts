@@ -6,7 +6,7 @@
 import { authenticatePartner } from "../auth/partner-credentials.ts";
 import type { Context } from "../domain/context.ts";
 import type { RateLimitKind, RateLimits } from "../http/rate-limits.ts";
-import type { RouteRequest } from "./route-request.ts";
+import { pathOf, type RouteRequest } from "./route-request.ts";
 
 /** F5, S2, S3 and the hosted page, relative to the base path. */
 const publicRoute = /^\/(api\/form\/[^/]+(\/submission|\/submissionattachment)?|f\/[^/]+)\/?$/i;
@@ -27,7 +27,7 @@ export async function countRequest(
   basePath: string,
   customerId: string | undefined,
 ): Promise<void> {
-  const pathname = new URL(request.url).pathname;
+  const pathname = pathOf(request.url);
   if (!pathname.startsWith(basePath)) return;
   const path = pathname.slice(basePath.length);
   let kind: RateLimitKind = "credential";

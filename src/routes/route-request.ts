@@ -37,6 +37,20 @@ export function callerOf(request: RouteRequest): Caller {
   return request.caller;
 }
 
+/**
+ * The path of a request's URL, as `new URL(url).pathname` reads it, without parsing the URL
+ * on every request (issue 12): `Request.url` is always the serialized URL, whose path starts
+ * at the first `/` after the scheme's `//` and ends at its query or fragment.
+ */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return new URL(url).pathname;
+  let end = url.indexOf("?", start);
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && (end < 0 || hash < end)) end = hash;
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}
+
 /** The request's URL, for its query flags. */
 export function urlOf(request: RouteRequest): URL {
   return new URL(request.url);

@@ -1,7 +1,7 @@
 /**
  * S2 holds forms and their webhooks in memory (src/domain/forms/form-snapshots.ts): a change made
  * through one service instance shows in the next S2 of another on the same store, and a
- * text-only S2 to a form already held costs two store calls.
+ * text-only S2 to a form already held costs two store calls, and concurrent ones one batch each.
  */
 
 import assert from "node:assert/strict";
@@ -146,6 +146,36 @@ describe("forms held for S2", () => {
         assert.equal((await env.submit(env.first)).status, 200);
         // The counter read, then the counter and the submission written in one batch.
         assert.deepEqual(calls, ["get", "batch"]);
+      } finally {
+        await env.close();
+      }
+    });
+
+    it(`write concurrent S2s to one form in one batch each (${kind})`, async () => {
+      const calls: string[] = [];
+      let store: Store = createMemoryStore();
+      if (kind === "lowdb") {
+        const directory = await mkdtemp(join(tmpdir(), "formwork-turns-"));
+        dirs.push(directory);
+        store = createLowdbStore({ directory });
+      }
+      const env = await twoInstances(counting(store, calls));
+      try {
+        assert.equal((await env.submit(env.first)).status, 200);
+        calls.length = 0;
+        // Both instances of this process, on one store: posts take turns on the counter
+        // (counter-turns.ts), so none reads an etag another post is about to change.
+        const answers = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => env.submit(i % 2 ? env.first : env.second)),
+        );
+        assert.deepEqual(new Set(answers.map(({ status }) => status)), new Set([200]));
+        assert.equal(calls.filter((call) => call === "batch").length, 40);
+        const counter = await store.get<{ id: string; counts: Record<string, number> }>(
+          "form_counters",
+          env.formId,
+          env.formId,
+        );
+        assert.equal(counter?.record.counts.submissions, 41);
       } finally {
         await env.close();
       }

@@ -1,6 +1,7 @@
 import { retryOnConflict } from "../../ports/conflict-retries.ts";
 import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
 import type { Context } from "../context.ts";
+import { takeTurn } from "./counter-turns.ts";
 import { type CounterKey, type CounterRecord, counterOp, counterRetries } from "./counters.ts";
 
 /**
@@ -40,15 +41,49 @@ export async function countOps(ctx: Context, changes: CountChange[]): Promise<Ba
  * while a condition fails (a counter changed since it was read), with the counters' retry
  * policy (`counterRetries`). `build` decides what to do about a record that is gone:
  * throw, or answer `null` to write nothing.
+ *
+ * With `turn`, a counter's key, each attempt runs from its build until its batch is handed
+ * to the store in turn with the other writers of that counter in this process
+ * (counter-turns.ts), so that they do not all read one etag and all but one start over.
  * @returns what the written batch answered, or `null` when `build` answered `null`.
  * @throws {StoreConflictError} when the batch lost every one of its attempts.
  */
 export async function batchAgain(
   ctx: Context,
   build: (attempt: number) => Promise<BatchOp[] | null>,
+  turn?: string,
 ): Promise<(Stored<StoreRecord> | null)[] | null> {
   return retryOnConflict(async (attempt) => {
-    const ops = await build(attempt);
-    return ops ? ctx.store.batch(ops) : null;
+    const endTurn = turn === undefined ? undefined : await takeTurn(ctx.store, turn);
+    let writing: Promise<(Stored<StoreRecord> | null)[]> | null;
+    try {
+      const ops = await build(attempt);
+      writing = ops ? handOver(ctx, ops) : null;
+    } finally {
+      // The batch is handed over (or none was made): the next writer may read the counter.
+      endTurn?.();
+    }
+    return writing;
   }, counterRetries);
+}
+
+/**
+ * {@link batchAgain} taking turns with this process's other writers of the counter `turn`
+ * (S2 posts to one form: counter-turns.ts).
+ */
+export function batchInTurns(
+  ctx: Context,
+  turn: string,
+  build: (attempt: number) => Promise<BatchOp[] | null>,
+): Promise<(Stored<StoreRecord> | null)[] | null> {
+  return batchAgain(ctx, build, turn);
+}
+
+/** Calls the store's batch now (so that it is queued before the turn ends), failures as a rejection. */
+function handOver(ctx: Context, ops: BatchOp[]): Promise<(Stored<StoreRecord> | null)[]> {
+  try {
+    return ctx.store.batch(ops);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

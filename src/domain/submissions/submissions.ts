@@ -23,7 +23,7 @@ import {
   readFormCounter,
   versionOf,
 } from "../forms/form-snapshots.ts";
-import { batchAgain } from "../quotas/count-changes.ts";
+import { batchAgain, batchInTurns } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { quotaOp } from "../quotas/quotas.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
@@ -71,7 +71,9 @@ export async function createSubmission(
   const id = newId();
   let checked: CheckedPost | undefined;
   let post: { snapshot: FormSnapshot; fresh: boolean; actions: PlannedActions } | undefined;
-  await batchAgain(ctx, async (attempt) => {
+  // Posts to one form in this process take turns on its counter (counter-turns.ts):
+  // otherwise concurrent ones all read one etag and all but one retry.
+  await batchInTurns(ctx, formId, async (attempt) => {
     const counter = await readFormCounter(ctx, formId);
     const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
     if (!snapshot) throw formNotFound();
@@ -191,8 +193,7 @@ function submissionOf(
   device: Device,
   draft: boolean,
 ): SubmissionRecord {
-  const timestamps = createdAt(ctx.now());
-  const at = timestamps.created_date_utc;
+  const { created_date_utc: at, modified_date_utc } = createdAt(ctx.now());
   return {
     form_id: form.id,
     stale_form_name: form.form_configuration.settings.form_name,
@@ -204,7 +205,8 @@ function submissionOf(
     inventory_taken: taken,
     attachments_held: claims.map(({ record }) => claimedRecord(record, id, at)),
     id,
-    ...timestamps,
+    created_date_utc: at,
+    modified_date_utc,
   };
 }
 

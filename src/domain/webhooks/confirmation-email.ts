@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { MailMessage } from "../../ports/mailer.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { templateProblem } from "../settings/action-sections.ts";
+import { parseSection } from "../settings/parsed-sections.ts";
 import type { SubmissionRecord } from "../submissions/submission-record.ts";
 
 const address = v.pipe(v.string(), v.trim(), v.email());
@@ -31,7 +32,7 @@ export function confirmationEmailOf(
   form: FormRecord,
   submission: SubmissionRecord,
 ): MailMessage | null {
-  const parsed = v.safeParse(settingsSchema, form.form_configuration.confirmationemailsettings);
+  const parsed = parseSection(settingsSchema, form.form_configuration.confirmationemailsettings);
   if (!parsed.success || !parsed.output.enabled) return null;
   const settings = parsed.output;
   // F2 refuses such templates; one stored before it did sends nothing rather than failing S2.

@@ -1,6 +1,6 @@
-import * as v from "valibot";
 import type { FormRecord } from "../forms/form-record.ts";
 import { destinationSchema } from "../settings/action-sections.ts";
+import { parseSection } from "../settings/parsed-sections.ts";
 import { publicSubmission, type SubmissionRecord } from "../submissions/submission-record.ts";
 
 /** Where a form's destination post goes, with its custom header if any. */
@@ -16,7 +16,7 @@ export interface DestinationTarget {
  * webhook, so that a changed header or URL applies to the retries too.
  */
 export function destinationOf(form: FormRecord): DestinationTarget | null {
-  const parsed = v.safeParse(destinationSchema, form.form_configuration.destinationsettings);
+  const parsed = parseSection(destinationSchema, form.form_configuration.destinationsettings);
   if (!parsed.success || !parsed.output.enabled || !parsed.output.destination_url) return null;
   const { destination_url, http_header_key, http_header_value } = parsed.output;
   const url = new URL(destination_url);

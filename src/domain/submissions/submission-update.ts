@@ -25,9 +25,10 @@ import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "../setting
 import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
 import { searchWordsOf } from "./search-words.ts";
+import { bytesOf } from "./submission-post.ts";
 import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
-import { bytesOf, readSubmission, type SubmissionInput } from "./submissions.ts";
+import { readSubmission, type SubmissionInput } from "./submissions.ts";
 
 /**
  * S6: replaces the given fields' values and may clear the draft flag. The submission's

@@ -1,0 +1,217 @@
+import { ServiceError } from "../../kernel/errors.ts";
+import { newId } from "../../kernel/ids.ts";
+import { createdAt } from "../../kernel/timestamps.ts";
+import type { BatchOp, Stored } from "../../ports/store.ts";
+import type { Caller } from "../accounts/caller.ts";
+import { claimedRecord, claimOps, readClaimable } from "../attachments/attachment-claims.ts";
+import type { SettledUploads } from "../attachments/settled-uploads.ts";
+import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
+import { type Context, collections } from "../context.ts";
+import type { Device } from "../device.ts";
+import { accessFormToSubmit, formNotFound } from "../forms/form-access.ts";
+import {
+  type FormSnapshot,
+  formCounter,
+  formSnapshot,
+  readFormCounter,
+  versionOf,
+} from "../forms/form-snapshots.ts";
+import { type CounterRecord, counterOp } from "../quotas/counters.ts";
+import { quotaOp } from "../quotas/quotas.ts";
+import { compileRules, type FormRules } from "../settings/form-rules.ts";
+import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
+import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
+import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
+import { searchWordsOf } from "./search-words.ts";
+import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
+import { checkSubmittedValues } from "./submission-values.ts";
+import type { SubmissionInput } from "./submissions.ts";
+
+/**
+ * What one attempt of S2 writes (submissions.ts): the post checked against the form's
+ * snapshot (checked again only when the snapshot changed, or its claims read again after a
+ * failed attempt), the counts it raises, and the batch of the counters, the claims, the
+ * submission, its deliveries and its actions.
+ */
+
+/** One S2 across its attempts. */
+export interface Post {
+  caller: Caller | null;
+  formId: string;
+  id: string;
+  fields: SubmittedField[];
+  device: Device;
+  draft: boolean;
+  /** The post as last checked, against the snapshot of the attempt that checked it. */
+  checked?: CheckedPost;
+  /** What the attempt whose batch was handed over wrote. */
+  written?: WrittenPost;
+}
+
+/** What the written attempt leaves for after its batch. */
+export interface WrittenPost {
+  snapshot: FormSnapshot;
+  /** Whether the form had no counter yet: this post made it. */
+  fresh: boolean;
+  actions: PlannedActions;
+}
+
+/** A new S2 of `input` to `formId`, with its submission id. */
+export function newPost(
+  caller: Caller | null,
+  formId: string,
+  input: SubmissionInput,
+  device: Device,
+): Post {
+  const draft = input.is_draft_submission ?? false;
+  return { caller, formId, id: newId(), fields: input.form_fields, device, draft };
+}
+
+/** The batch of one attempt of `post`, from fresh reads of the form's counter. */
+export async function postOps(ctx: Context, post: Post, attempt: number): Promise<BatchOp[]> {
+  const { formId, id, draft } = post;
+  const counter = await readFormCounter(ctx, formId);
+  const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
+  if (!snapshot) throw formNotFound();
+  const checked = await checkedFor(ctx, post, snapshot, attempt);
+  const counts = countsOf(counter, checked);
+  const monthly = await quotaOp(ctx, snapshot.form.owner_user_id, "monthly_form_submissions");
+  const submission = submissionOf(ctx, snapshot, id, checked, post.caller, post.device, draft);
+  const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
+  post.written = { snapshot, fresh: !counter, actions };
+  return [
+    counterOp(formCounter(formId), counter, counts),
+    ...(monthly ? [monthly] : []),
+    // The claims in the batch, before the submission and its deliveries: a claim that
+    // fails (a file taken meanwhile) undoes only the counters, on Cosmos DB's op-by-op
+    // batch; one a crash leaves without its submission is the sweep's to remove.
+    ...claimOps(id, checked.claims, submission.created_date_utc),
+    { op: "create", collection: collections.submissions, partition: formId, record: submission },
+    ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
+    ...actions.ops,
+  ];
+}
+
+/**
+ * The post checked against `snapshot`: checked afresh when the snapshot changed; else, after
+ * a failed attempt that may have failed on a claim, with its files read again (a 400 when
+ * another submission took one). Files this instance settled are claimed unread on the first
+ * attempt only (settled-uploads.ts).
+ */
+async function checkedFor(
+  ctx: Context,
+  post: Post,
+  snapshot: FormSnapshot,
+  attempt: number,
+): Promise<CheckedPost> {
+  const settled = attempt === 1 ? ctx.settledUploads : undefined;
+  const { caller, id, fields, draft } = post;
+  const checked = post.checked;
+  if (checked?.snapshot !== snapshot) {
+    post.checked = await checkPost(ctx, caller, id, snapshot, fields, draft, settled);
+    return post.checked;
+  }
+  if (attempt > 1 && checked.claims.length > 0) {
+    for (const { record } of checked.claims) ctx.settledUploads.delete(record.id);
+    const definition = snapshot.form.form_definition;
+    checked.claims = await readClaimable(ctx, post.formId, id, definition, checked.values);
+  }
+  return checked;
+}
+
+/**
+ * The form counter's counts after the post: the whole counts, so that counts other code
+ * keeps in this record stay as they were, with the post's inventory taken (inventory.ts)
+ * and its claimed files' bytes off the unclaimed uploads.
+ * @throws {ServiceError} `form_closed` past `max_total_submissions`.
+ */
+function countsOf(counter: Stored<CounterRecord> | null, checked: CheckedPost) {
+  const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
+  if ((counts.submissions ?? 0) > checked.limit) {
+    throw new ServiceError("form_closed", "This form has received all the submissions it takes");
+  }
+  const claimedBytes = bytesOf(checked.claims);
+  if (claimedBytes > 0) {
+    const unclaimed = counts[unclaimedBytesCount] ?? 0;
+    counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
+  }
+  return counts;
+}
+
+/** The bytes of the files `claims` holds. */
+export function bytesOf(claims: Stored<AttachmentRecord>[]): number {
+  return claims.reduce((sum, { record }) => sum + record.file_size, 0);
+}
+
+interface QuantityLimitSettings {
+  max_total_submissions?: number | null;
+  closes_at_utc?: string | null;
+}
+
+/** A post checked against one snapshot of its form. */
+interface CheckedPost {
+  snapshot: FormSnapshot;
+  values: SubmittedField[];
+  /** The form's `max_total_submissions`, or infinity. */
+  limit: number;
+  /** The files the post names that it is to claim, as read (attachment-claims.ts). */
+  claims: Stored<AttachmentRecord>[];
+  rules: FormRules;
+  /** The inventory counts the post takes (none for a draft). */
+  taken: string[];
+}
+
+/**
+ * Checks a post (to be stored as `submissionId`) against the form as `snapshot` has it, and
+ * reads the files it claims.
+ */
+async function checkPost(
+  ctx: Context,
+  caller: Caller | null,
+  submissionId: string,
+  snapshot: FormSnapshot,
+  fields: SubmittedField[],
+  draft: boolean,
+  settled: SettledUploads | undefined,
+): Promise<CheckedPost> {
+  const formId = snapshot.form.id;
+  const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
+  const limits = (form.form_configuration.quantitylimitsettings ?? {}) as QuantityLimitSettings;
+  if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
+    throw new ServiceError("form_closed", "This form is closed to new submissions");
+  }
+  const values = await checkSubmittedValues(ctx, form, fields, draft, snapshot);
+  const definition = form.form_definition;
+  const claims = await readClaimable(ctx, formId, submissionId, definition, values, settled);
+  const rules = compileRules(form);
+  const taken = draft ? [] : inventoryTaken(rules, values);
+  const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
+  return { snapshot, values, limit, claims, rules, taken };
+}
+
+/** The record of a new submission, with the inventory it takes. */
+function submissionOf(
+  ctx: Context,
+  { form }: FormSnapshot,
+  id: string,
+  { values, taken, claims }: CheckedPost,
+  caller: Caller | null,
+  device: Device,
+  draft: boolean,
+): SubmissionRecord {
+  const { created_date_utc: at, modified_date_utc } = createdAt(ctx.now());
+  return {
+    form_id: form.id,
+    stale_form_name: form.form_configuration.settings.form_name,
+    created_by_verified_email_address: caller?.email ?? "",
+    created_by_device: device,
+    form_fields: values,
+    search_words: searchWordsOf(form.form_definition, values),
+    is_draft_submission: draft,
+    inventory_taken: taken,
+    attachments_held: claims.map(({ record }) => claimedRecord(record, id, at)),
+    id,
+    created_date_utc: at,
+    modified_date_utc,
+  };
+}

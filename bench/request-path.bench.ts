@@ -1,6 +1,7 @@
 /**
  * The request path (issue 12): what S2 (posting a submission) costs per request beside a bare itty-router JSON
- * handler served the same way (`submission-server.ts`), each in a fresh child process loaded
+ * handler served the same way (`submission-server.ts`, compiled into one bundle as `npm start`'s
+ * server is: compiled-server.ts), each in a fresh child process loaded
  * by autocannon in this run: S2 on the memory store, and on the lowdb store with a form
  * holding 1,000 and one holding 100,000 submissions (seeded straight into the store, with
  * the form's counter to match), to show whether the cost grows with the data. Each round
@@ -11,6 +12,7 @@
 import { rm } from "node:fs/promises";
 import autocannon from "autocannon";
 import { v7 } from "uuid";
+import { compileScript } from "./compiled-server.ts";
 import { adminSecret, createBenchForm, heldBy, seedForm as seed } from "./seeded-form.ts";
 import { freePort, startServer, stopServer } from "./standalone-process.ts";
 
@@ -29,7 +31,7 @@ const submission = { form_fields: [{ unique_system_name: "name_1", submitted_val
 async function measure(env: Record<string, string>, formId?: string) {
   const server = await startServer(
     { ...env, PORT: String(await freePort()), ADMIN_SECRET: adminSecret },
-    "bench/submission-server.ts",
+    compiled.path,
   );
   try {
     const options = {
@@ -73,6 +75,8 @@ function row({ name, goal, results }: Scenario, bare: autocannon.Result[]) {
   };
 }
 
+// Compiled as `npm start`'s server is, the bare handler and the service alike.
+const compiled = await compileScript("bench/submission-server.ts");
 const seeded: { size: number; directory: string; formId: string }[] = [];
 try {
   // All seeding first, so that no measurement shares the machine with it.
@@ -109,4 +113,5 @@ try {
   console.table([bare, memory, ...lowdb].map((scenario) => row(scenario, bare.results)));
 } finally {
   for (const { directory } of seeded) await rm(directory, { recursive: true, force: true });
+  await compiled.remove();
 }

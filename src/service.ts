@@ -198,13 +198,68 @@ export const defaultLimits: Limits = {
  */
 export function createFormService(options: FormServiceOptions): FormService {
   const basePath = normaliseBasePath(options.basePath);
-  const allowPrivateWebhookDestinations = options.allowPrivateWebhookDestinations ?? false;
-  const webhookSender =
-    options.webhookSender ??
-    createHttpWebhookSender({ allowPrivateDestinations: allowPrivateWebhookDestinations });
+  const log = createRequestLog(options.logger, options.onError);
+  const onError = (error: unknown) => log.unexpected(error);
   // Tasks that outlive their request (Context.keepRunning); `close` waits for them.
   const running = new Set<Promise<void>>();
-  const ctx: Context = {
+  const keepRunning = (task: Promise<unknown>) => {
+    const kept = task.then(() => {}, onError).finally(() => running.delete(kept));
+    running.add(kept);
+  };
+  const sender =
+    options.webhookSender ??
+    createHttpWebhookSender({
+      allowPrivateDestinations: options.allowPrivateWebhookDestinations ?? false,
+    });
+  const ctx = contextOf(options, sender, keepRunning, () => worker?.nudge());
+  const pollMs = options.webhookPollMs ?? 1000;
+  const worker =
+    pollMs > 0
+      ? startWebhookWorker(ctx, {
+          sender,
+          pollMs,
+          leaseMs: options.webhookLeaseMs ?? 300_000,
+          maxConcurrent: options.webhookConcurrency ?? 64,
+          onError,
+        })
+      : undefined;
+  const admin = createAdminApi(ctx);
+  const serve = requestServer(ctx, options, basePath, admin, log);
+  const sweeps = startSweeps(ctx, options.sweepIntervalMs ?? 600_000, onError);
+  const requests = trackInFlight();
+  const stopping = new ServiceError(
+    "service_unavailable",
+    "The service is stopping; nothing was changed. Try again shortly",
+  );
+  return {
+    fetch: (request, connection) =>
+      requests.admit(
+        () => serve(request, connection),
+        () => withRequestId(failureResponse(stopping, request, basePath), requestIdOf(request)),
+      ),
+    admin,
+    sweepAttachments: sweeps.sweep,
+    async close() {
+      // The requests in flight first: they write to the store and may queue deliveries.
+      const sweeping = sweeps.stop();
+      await requests.drain();
+      await Promise.allSettled(running);
+      await sweeping;
+      await worker?.stop();
+      await ctx.store.close();
+    },
+  };
+}
+
+/** The domain's context: the ports and settings of `options`, with their defaults. */
+function contextOf(
+  options: FormServiceOptions,
+  webhookSender: WebhookSender,
+  keepRunning: (task: Promise<unknown>) => void,
+  nudgeWebhooks: () => void,
+): Context {
+  const allowPrivateWebhookDestinations = options.allowPrivateWebhookDestinations ?? false;
+  return {
     store: options.store,
     blobs: options.blobs,
     webhookSender,
@@ -223,28 +278,51 @@ export function createFormService(options: FormServiceOptions): FormService {
     partners: resolvePartnerSettings(options.partners),
     limits: checkedLimits({ ...defaultLimits, ...options.limits }),
     destinations: createNetworkDestinations(allowPrivateWebhookDestinations),
-    nudgeWebhooks: () => worker?.nudge(),
-    keepRunning: (task) => {
-      const kept = task.then(() => {}, onError).finally(() => running.delete(kept));
-      running.add(kept);
-    },
+    nudgeWebhooks,
+    keepRunning,
     formSnapshots: createFormSnapshots(),
     settledUploads: createSettledUploads(),
   };
-  const log = createRequestLog(options.logger, options.onError);
-  const onError = (error: unknown) => log.unexpected(error);
-  const pollMs = options.webhookPollMs ?? 1000;
-  const worker =
-    pollMs > 0
-      ? startWebhookWorker(ctx, {
-          sender: webhookSender,
-          pollMs,
-          leaseMs: options.webhookLeaseMs ?? 300_000,
-          maxConcurrent: options.webhookConcurrency ?? 64,
-          onError,
-        })
+}
+
+/**
+ * The sweep (forms whose deletion a crash cut short are finished first: their files go with
+ * them), run every `intervalMs` (never when 0), one at a time.
+ * @returns the sweep, and a stop that ends the timer and waits for the sweep running.
+ */
+function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {
+  const sweep = async () => {
+    await finishFormDeletions(ctx);
+    return sweepAttachments(ctx);
+  };
+  let sweeping: Promise<void> | undefined;
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          sweeping ??= sweep()
+            .then(() => {}, onError)
+            .finally(() => {
+              sweeping = undefined;
+            });
+        }, intervalMs).unref()
       : undefined;
-  const admin = createAdminApi(ctx);
+  return {
+    sweep,
+    stop: async () => {
+      clearInterval(timer);
+      await sweeping;
+    },
+  };
+}
+
+/** Answers one request: a download the blob store serves itself, or the router's answer. */
+function requestServer(
+  ctx: Context,
+  options: FormServiceOptions,
+  basePath: string,
+  admin: AdminApi,
+  log: RequestLog,
+) {
   const router = createRouter({
     admin,
     adminSecret: options.adminSecret,
@@ -259,30 +337,7 @@ export function createFormService(options: FormServiceOptions): FormService {
       }),
   });
   const trustProxy = options.trustProxy ?? false;
-  const requests = trackInFlight();
-  const stopping = new ServiceError(
-    "service_unavailable",
-    "The service is stopping; nothing was changed. Try again shortly",
-  );
-  // Forms whose deletion a crash cut short are finished first: their files go with them.
-  const sweep = async () => {
-    await finishFormDeletions(ctx);
-    return sweepAttachments(ctx);
-  };
-  const sweepIntervalMs = options.sweepIntervalMs ?? 600_000;
-  let sweeping: Promise<void> | undefined;
-  const timer =
-    sweepIntervalMs > 0
-      ? setInterval(() => {
-          // One sweep at a time; `close` waits for the one running.
-          sweeping ??= sweep()
-            .then(() => {}, onError)
-            .finally(() => {
-              sweeping = undefined;
-            });
-        }, sweepIntervalMs).unref()
-      : undefined;
-  const serve = async (request: Request, connection: ConnectionInfo | undefined) => {
+  return async (request: Request, connection: ConnectionInfo | undefined) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
     // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
@@ -307,24 +362,6 @@ export function createFormService(options: FormServiceOptions): FormService {
       log.answered({ requestId, method: request.method, route, status: response.status, ms });
     }
     return withRequestId(response, requestId);
-  };
-  return {
-    fetch: (request, connection) =>
-      requests.admit(
-        () => serve(request, connection),
-        () => withRequestId(failureResponse(stopping, request, basePath), requestIdOf(request)),
-      ),
-    admin,
-    sweepAttachments: sweep,
-    async close() {
-      clearInterval(timer);
-      // The requests in flight first: they write to the store and may queue deliveries.
-      await requests.drain();
-      await Promise.allSettled(running);
-      await sweeping;
-      await worker?.stop();
-      await ctx.store.close();
-    },
   };
 }
 

@@ -6,7 +6,7 @@ import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
 import type { Device } from "../device.ts";
 import type { FormAccess } from "../forms/form-access.ts";
-import { fieldsOf } from "../forms/form-definition.ts";
+import { type FormDefinition, fieldsOf } from "../forms/form-definition.ts";
 import { storageQuotaOf } from "../quotas/storage-quota.ts";
 import type { AttachmentRecord } from "../submissions/submission-record.ts";
 import { blobsOf } from "./signed-links.ts";
@@ -30,7 +30,35 @@ export async function storeAttachment(
   device: Device,
 ): Promise<string> {
   const blobs = blobsOf(ctx);
-  const field = fieldsOf(access.form.form_definition).find(
+  const field = fileFieldFor(access.form.form_definition, file);
+  const limit = Math.min(field.max_file_size ?? Number.POSITIVE_INFINITY, ctx.limits.uploadBytes);
+  const { form } = access;
+  const record = uploadRecord(ctx, form.id, field.unique_system_name, file, caller, device);
+  const quota = await storageQuotaOf(ctx, form.owner_user_id);
+  const hold = await holdUpload(ctx, form, record, quota, limit);
+  try {
+    const size = await blobs.put(form.id, record.id, file.open(hold.held, hold.refusal), {
+      contentType: record.content_type,
+      filename: file.filename,
+    });
+    await hold.settle(size);
+  } catch (error) {
+    // What the store holds of the upload goes first: a crash after it leaves only a file,
+    // which the sweep finds through the upload note.
+    await hold.release();
+    await blobs.delete(form.id, record.id);
+    throw error;
+  }
+  return record.id;
+}
+
+/**
+ * The file field `file` is uploaded to.
+ * @throws {ValidationError} when the part names no file field of the form, or the field does
+ *   not accept the file's type.
+ */
+function fileFieldFor(definition: FormDefinition, file: IncomingFile) {
+  const field = fieldsOf(definition).find(
     (candidate) => candidate.unique_system_name === file.fieldName,
   );
   if (field?.type !== "file") {
@@ -43,37 +71,30 @@ export async function storeAttachment(
       { path: file.fieldName, message: `accepts ${field.accept.join(", ")}` },
     ]);
   }
-  const limit = Math.min(field.max_file_size ?? Number.POSITIVE_INFINITY, ctx.limits.uploadBytes);
-  const { form } = access;
-  const contentType = file.mediaType || "application/octet-stream";
-  const record: AttachmentRecord = {
-    form_id: form.id,
+  return field;
+}
+
+/** The attachment record of a new upload, unclaimed and of no size yet. */
+function uploadRecord(
+  ctx: Context,
+  formId: string,
+  fieldName: string,
+  file: IncomingFile,
+  caller: Caller | null,
+  device: Device,
+): AttachmentRecord {
+  return {
+    form_id: formId,
     unsafe_original_filename: file.filename,
     file_size: 0,
     created_by_verified_email_address: caller?.email ?? "",
     created_by_device: device,
-    unique_system_name: field.unique_system_name,
-    content_type: contentType,
+    unique_system_name: fieldName,
+    content_type: file.mediaType || "application/octet-stream",
     submission_id: null,
     id: newId(),
     ...createdAt(ctx.now()),
   };
-  const quota = await storageQuotaOf(ctx, form.owner_user_id);
-  const hold = await holdUpload(ctx, form, record, quota, limit);
-  try {
-    const size = await blobs.put(form.id, record.id, file.open(hold.held, hold.refusal), {
-      contentType,
-      filename: file.filename,
-    });
-    await hold.settle(size);
-  } catch (error) {
-    // What the store holds of the upload goes first: a crash after it leaves only a file,
-    // which the sweep finds through the upload note.
-    await hold.release();
-    await blobs.delete(form.id, record.id);
-    throw error;
-  }
-  return record.id;
 }
 
 /** Whether a file matches one of `accept`: `.ext`, `type/subtype` or `type/*`. */

@@ -194,5 +194,6 @@ function failureOf(status: number): Json {
 }
 
 function withoutSlash(path: string): string {
-  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  // As the router reads a path: any number of trailing slashes (itty-router's `/*$`).
+  return path.replace(/\/+$/, "") || "/";
 }

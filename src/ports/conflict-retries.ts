@@ -40,16 +40,35 @@ export function retryOnConflict<R>(
   if (!Number.isInteger(attempts) || attempts < 1) {
     throw new RangeError("attempts must be a whole number of at least 1");
   }
-  return pRetry(attempt, {
-    retries: attempts - 1,
+  return retrying(attempt, attempts, (attemptNumber: number) => {
+    const bound = Math.min(maxDelayMs, baseDelayMs * 2 ** (attemptNumber - 1));
+    return new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+  });
+}
+
+/** {@link retryOnConflict} once its options are checked; `wait` waits after attempt n. */
+async function retrying<R>(
+  attempt: (attemptNumber: number) => Promise<R>,
+  attempts: number,
+  wait: (attemptNumber: number) => Promise<unknown>,
+): Promise<R> {
+  // The first attempt runs bare: most writes win at once, and p-retry costs about 10 µs a
+  // call even then, on every S2.
+  try {
+    return await attempt(1);
+  } catch (error) {
+    if (!(error instanceof StoreConflictError) || attempts === 1) throw error;
+  }
+  await wait(1);
+  return pRetry((attemptNumber) => attempt(attemptNumber + 1), {
+    retries: attempts - 2,
     // p-retry's own jitter stays within [1×, 2×] of its bound and vanishes at its cap; the
     // wait here is full jitter instead, made in `shouldRetry`, which p-retry calls only
     // when another attempt follows.
     minTimeout: 0,
     async shouldRetry({ error, attemptNumber }) {
       if (!(error instanceof StoreConflictError)) return false;
-      const bound = Math.min(maxDelayMs, baseDelayMs * 2 ** (attemptNumber - 1));
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+      await wait(attemptNumber + 1);
       return true;
     },
   });

@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { createCosmosStore } from "../../adapters/cosmos/index.ts";
-import { createLowdbStore } from "../../adapters/lowdb/index.ts";
-import type { Store } from "../../src/ports/store.ts";
-import { startCosmosEmulator } from "../emulators/cosmos.ts";
+import { describe, it } from "node:test";
+import { storeKinds } from "../store-kinds.ts";
 import { engineFields, withEngineForm } from "./fixture.ts";
 
 const entry = { name_1: "Ada", diet_3: "any", email_9: "ada@example.com" };
@@ -54,27 +48,7 @@ describe("form engine: inventory", () => {
     assert.equal((await env.submit({ ...entry, session_8: "am" })).status, 200);
   });
 
-  const stores: [string, () => Promise<Store>][] = [
-    [
-      "lowdb",
-      async () => {
-        const directory = await mkdtemp(join(tmpdir(), "formwork-inventory-"));
-        after(() => rm(directory, { recursive: true, force: true }));
-        return createLowdbStore({ directory });
-      },
-    ],
-    [
-      "the Cosmos stand-in",
-      async () => {
-        const cosmos = await startCosmosEmulator();
-        return createCosmosStore({
-          client: cosmos.client(),
-          databaseId: "formwork",
-          createIfMissing: true,
-        });
-      },
-    ],
-  ];
+  const stores = storeKinds("lowdb", "cosmos");
   for (const [kind, create] of stores) {
     it(`stores exactly 10 of 30 concurrent posts for an option of 10 (${kind})`, {
       timeout: 120_000,

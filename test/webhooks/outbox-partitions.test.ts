@@ -4,12 +4,7 @@
  * partition are delivered too, and a read serves every partition in turn.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { createCosmosStore } from "../../adapters/cosmos/index.ts";
-import { createLowdbStore } from "../../adapters/lowdb/index.ts";
+import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import type { Context } from "../../src/domain/context.ts";
 import { dueCandidates } from "../../src/domain/webhooks/outbox-claims.ts";
@@ -22,7 +17,7 @@ import {
 import type { DeliveryRecord, OutboxEntry } from "../../src/domain/webhooks/webhook-outbox.ts";
 import { newId } from "../../src/kernel/ids.ts";
 import type { Store } from "../../src/ports/store.ts";
-import { startCosmosEmulator } from "../emulators/cosmos.ts";
+import { storeKinds } from "../store-kinds.ts";
 import { eventually, startReceiver } from "./receiver.ts";
 import { formWithHook, webhookService } from "./setup.ts";
 
@@ -53,28 +48,7 @@ async function moveToLegacy(store: Store, partition: string, entry: OutboxEntry)
   await store.create("webhook_outbox", legacyOutboxPartition, entry);
 }
 
-const stores: [string, () => Promise<Store>][] = [
-  ["memory", async () => createMemoryStore()],
-  [
-    "lowdb",
-    async () => {
-      const directory = await mkdtemp(join(tmpdir(), "formwork-outbox-partitions-"));
-      after(() => rm(directory, { recursive: true, force: true }));
-      return createLowdbStore({ directory });
-    },
-  ],
-  [
-    "the Cosmos stand-in",
-    async () => {
-      const cosmos = await startCosmosEmulator();
-      return createCosmosStore({
-        client: cosmos.client(),
-        databaseId: "formwork",
-        createIfMissing: true,
-      });
-    },
-  ],
-];
+const stores = storeKinds("memory", "lowdb", "cosmos");
 
 describe("the outbox over several partitions", () => {
   for (const [kind, create] of stores) {

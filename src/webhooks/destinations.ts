@@ -1,8 +1,6 @@
 import type { Destinations } from "../ports/destinations.ts";
 import { destinationProblem } from "./destination-guard.ts";
-
-// The HTTP client loads on the first destination post, not when the service starts.
-let attemptModule: Promise<typeof import("./http-attempt.ts")> | undefined;
+import { loadAttempt } from "./http-sender.ts";
 
 /**
  * The {@link Destinations} of the real network: names resolved in DNS and refused when any
@@ -13,8 +11,8 @@ export function createNetworkDestinations(allowPrivate: boolean): Destinations {
   return {
     problem: (url) => destinationProblem(url, allowPrivate),
     async post(message, { timeoutMs, signal }) {
-      attemptModule ??= import("./http-attempt.ts");
-      const { attemptDelivery } = await attemptModule;
+      // The HTTP client loads on the first post, not when the service starts.
+      const { attemptDelivery } = await loadAttempt();
       return attemptDelivery(message, { timeoutMs, allowPrivate, signal });
     },
   };

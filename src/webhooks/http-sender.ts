@@ -9,7 +9,8 @@ import type {
 // The HTTP client side (node:https and TLS, Standard Webhooks signing) loads on the first
 // delivery, not when the service starts: many servers never send one.
 let attemptModule: Promise<typeof import("./http-attempt.ts")> | undefined;
-const loadAttempt = () => {
+/** The HTTP client side, loaded once on first use. */
+export const loadAttempt = () => {
   attemptModule ??= import("./http-attempt.ts");
   return attemptModule;
 };

@@ -23,7 +23,7 @@ export interface Send {
 /** A service over the memory store with a helper that sends one request and reads JSON. */
 export async function setup(options: Partial<FormServiceOptions> = {}) {
   // Every query must be one of `serviceQueries` (src/ports/service-queries.ts).
-  const store = serviceQueriesOnly(createMemoryStore());
+  const store = serviceQueriesOnly(createMemoryStore({ freezeWrites: true }));
   const service = createFormService({ store, ...options });
   if (options.basePath) mountedAt(service, options.basePath);
   const call = (method: string, path: string, send: Send = {}) =>

@@ -22,7 +22,7 @@ const names: Record<StoreKind, string> = {
  * the stand-in (started once per test file).
  */
 export async function openStore(kind: StoreKind): Promise<Store> {
-  if (kind === "memory") return createMemoryStore();
+  if (kind === "memory") return createMemoryStore({ freezeWrites: true });
   if (kind === "lowdb") {
     const directory = await mkdtemp(join(tmpdir(), "formwork-store-"));
     after(() => rm(directory, { recursive: true, force: true }));

@@ -2,4 +2,4 @@
  * In-memory adapters: the executable spec of each port, for unit tests, examples and
  * embedders who need no persistence.
  */
-export { createMemoryStore } from "./store.ts";
+export { createMemoryStore, type MemoryStoreOptions } from "./store.ts";

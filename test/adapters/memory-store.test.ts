@@ -4,11 +4,12 @@ import { createMemoryStore } from "../../adapters/memory/index.ts";
 import type { StoreRecord } from "../../src/ports/store.ts";
 import { runStoreConformance } from "../../src/testing/node-test.ts";
 
-runStoreConformance({ name: "memory", create: createMemoryStore });
+runStoreConformance({ name: "memory", create: () => createMemoryStore({ freezeWrites: true }) });
+runStoreConformance({ name: "memory, writes not frozen", create: () => createMemoryStore() });
 
 describe("memory store: the ownership rule of the Store port", () => {
-  it("refuses a change to a record once it is given to a write, or returned by one", async () => {
-    const store = createMemoryStore();
+  it("with freezeWrites, refuses a change to a record once it is given to a write, or returned by one", async () => {
+    const store = createMemoryStore({ freezeWrites: true });
     const record = { id: "a", words: ["x"] };
     const created = await store.create("things", "p", record);
     // Strict mode (ES modules): changing a frozen record throws instead of passing silently.

@@ -43,14 +43,16 @@ export interface FormRules {
 /** What one evaluation decided. */
 export interface Evaluation {
   /** The values to keep, calculated ones included, hidden ones left out. */
-  values: Map<string, string>;
+  values: ReadonlyMap<string, string>;
   /** Fields hidden by a `show` rule. */
-  hidden: Set<string>;
+  hidden: ReadonlySet<string>;
   /** Fields a `require` rule requires now. */
-  required: Set<string>;
+  required: ReadonlySet<string>;
   /** Fields whose value the server computed. */
-  calculated: Set<string>;
+  calculated: ReadonlySet<string>;
 }
+
+const none: ReadonlySet<string> = new Set();
 
 const compiled = new WeakMap<FormRecord, FormRules>();
 
@@ -123,6 +125,10 @@ export function evaluate(
   fields: ReadonlyMap<string, FormField>,
   given: ReadonlyMap<string, string>,
 ): Evaluation {
+  // Most forms have no rule: the values are the ones given, with nothing built (issue 12).
+  if (rules.calculations.length === 0 && rules.conditions.length === 0) {
+    return { values: given, hidden: none, required: none, calculated: none };
+  }
   const values = new Map(given);
   const data: LogicData = {};
   for (const [name, field] of fields) data[name] = logicValue(field, given.get(name) ?? "");

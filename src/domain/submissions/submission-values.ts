@@ -54,12 +54,12 @@ export async function checkSubmittedValues(
     if (problem) issues.push({ path: name, message: problem });
   }
   if (issues.length) throw new ValidationError("The submitted values are not valid", issues);
-  return [...fields.keys()]
-    .filter((name) => evaluation.values.has(name))
-    .map((name) => ({
-      unique_system_name: name,
-      submitted_value: evaluation.values.get(name) ?? "",
-    }));
+  const checked: SubmittedField[] = [];
+  for (const name of fields.keys()) {
+    const value = evaluation.values.get(name);
+    if (value !== undefined) checked.push({ unique_system_name: name, submitted_value: value });
+  }
+  return checked;
 }
 
 /** The datalists a form's owner is known to hold, as a form snapshot has them. */

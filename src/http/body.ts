@@ -36,19 +36,35 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   return value;
 }
 
-async function readText(request: Request, limit: number): Promise<string> {
+/**
+ * The body as text. No `async` layers between the caller and the host's read: each would
+ * add promises to every JSON request (issue 12).
+ */
+function readText(request: Request, limit: number): Promise<string> {
   const length = request.headers.get("content-length");
   const declared = Number(length ?? "0");
-  if (declared > limit) throw tooLarge(limit);
+  if (declared > limit) return Promise.reject(tooLarge(limit));
   // A declared length within the limit bounds the body (the HTTP parser stops at it), so
   // the whole body may be read at once. Hosts such as `@hono/node-server` then read it
   // straight from the socket, without building a web stream for it.
   if (length !== null && /^\d+$/.test(length)) {
-    const whole = await readDeclared(request);
-    // A request built in process is not held to its header by any parser.
-    if (whole.byteLength > limit) throw tooLarge(limit);
-    return decode(whole);
+    return request.arrayBuffer().then(
+      (whole) => {
+        // A request built in process is not held to its header by any parser.
+        if (whole.byteLength > limit) throw tooLarge(limit);
+        return decode(whole);
+      },
+      // Only the client's side can fail reading a request body: a disconnect mid-body.
+      (cause: unknown) => {
+        throw new BodyAbortedError({ cause });
+      },
+    );
   }
+  return readStream(request, limit);
+}
+
+/** The body of a request without a `Content-Length`, read chunk by chunk up to the limit. */
+async function readStream(request: Request, limit: number): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -73,16 +89,6 @@ async function readText(request: Request, limit: number): Promise<string> {
     offset += chunk.byteLength;
   }
   return decode(bytes);
-}
-
-/** The whole body of a request whose `Content-Length` is within the limit. */
-async function readDeclared(request: Request): Promise<ArrayBuffer> {
-  try {
-    return await request.arrayBuffer();
-  } catch (cause) {
-    // Only the client's side can fail reading a request body: a disconnect mid-body.
-    throw new BodyAbortedError({ cause });
-  }
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -18,7 +18,7 @@ export interface FormAccess {
   etag: string;
   isOwner: boolean;
   /** The caller's roles; the owner holds all five. */
-  roles: Set<Role>;
+  roles: ReadonlySet<Role>;
 }
 
 /**
@@ -79,6 +79,9 @@ export interface LoadedForm {
   etag: string;
 }
 
+/** The roles of a caller who holds none: one set for every such request. */
+const noRoles: ReadonlySet<Role> = new Set();
+
 async function loadAccess(
   ctx: Context,
   caller: Caller | null,
@@ -95,7 +98,7 @@ async function loadAccess(
     ? new Set(roleNames)
     : caller && sameTenant(form.owner_user_id, caller.userId)
       ? await rolesOf(ctx, formId, caller)
-      : new Set<Role>();
+      : noRoles;
   return { form, etag: entry.etag, isOwner, roles };
 }
 

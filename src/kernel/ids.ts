@@ -39,6 +39,8 @@ export function newId(): string {
  * @throws {ValidationError} naming `name` when it is not a GUID.
  */
 export function parseGuid(raw: string | undefined, name: string): string {
+  // Most ids come as the service writes them: nothing to decode, trim or lower.
+  if (raw !== undefined && guidPattern.test(raw)) return raw;
   let value = raw ?? "";
   try {
     value = decodeURIComponent(value);

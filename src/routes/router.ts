@@ -75,10 +75,12 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       },
     ],
   });
+  // The router tries routes in this order, and S2 is the hot path: its section first (no
+  // pattern of one section matches a path of another, so the order decides nothing else).
+  submissionRoutes(router);
   formRoutes(router);
   formUserRoutes(router);
   datalistRoutes(router);
-  submissionRoutes(router);
   partnerRoutes(router);
   webhookRoutes(router);
   adminRoutes(router, options.admin, options.adminSecret);

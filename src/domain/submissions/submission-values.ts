@@ -40,17 +40,19 @@ export async function checkSubmittedValues(
   }
   const rules = compileRules(form);
   const evaluation = evaluate(rules, fields, given);
-  const options = optionSource(ctx, rules, evaluation.values, form.owner_user_id, held);
+  // Built for the first choice field only: most posts have none (issue 12).
+  let options: OptionSource | undefined;
+  const offered: OptionSource = (field, chosen) => {
+    options ??= optionSource(ctx, rules, evaluation.values, form.owner_user_id, held);
+    return options(field, chosen);
+  };
   for (const [name, field] of fields) {
     if (evaluation.hidden.has(name) || evaluation.calculated.has(name)) continue;
     const value = evaluation.values.get(name) ?? "";
     const required = field.required || evaluation.required.has(name);
-    const problem =
-      value === ""
-        ? required && !draft
-          ? "is required"
-          : null
-        : await problemWith(field, value, options);
+    let problem =
+      value === "" ? (required && !draft ? "is required" : null) : ownProblem(field, value);
+    if (problem === undefined) problem = await choiceProblem(field, value, offered);
     if (problem) issues.push({ path: name, message: problem });
   }
   if (issues.length) throw new ValidationError("The submitted values are not valid", issues);
@@ -131,11 +133,11 @@ function remember<T>(held: Map<string, Promise<T>>, key: string, read: () => Pro
   return value;
 }
 
-async function problemWith(
-  field: FormField,
-  value: string,
-  offered: OptionSource,
-): Promise<string | null> {
+/**
+ * What is wrong with `value` for `field` as far as the field alone tells: `null` when
+ * nothing, `undefined` for a choice field, whose options {@link choiceProblem} reads.
+ */
+function ownProblem(field: FormField, value: string): string | null | undefined {
   switch (field.type) {
     case "text":
     case "textarea":
@@ -148,17 +150,27 @@ async function problemWith(
       return numberProblem(field, value);
     case "date":
       return isIsoDate(value) ? null : "must be a date written YYYY-MM-DD";
-    case "select":
-    case "radio":
-      return (await offered(field, [value])) ? null : "is not one of the options";
-    case "checkbox": {
-      const chosen = value.split("|");
-      if (new Set(chosen).size !== chosen.length) return "names an option more than once";
-      return (await offered(field, chosen)) ? null : "is not one of the options";
-    }
     case "file":
       return filesProblem(field, value);
+    case "select":
+    case "radio":
+    case "checkbox":
+      return undefined;
   }
+}
+
+/** What is wrong with the value of a choice field: an option it does not offer. */
+async function choiceProblem(
+  field: FormField,
+  value: string,
+  offered: OptionSource,
+): Promise<string | null> {
+  if (field.type !== "checkbox") {
+    return (await offered(field, [value])) ? null : "is not one of the options";
+  }
+  const chosen = value.split("|");
+  if (new Set(chosen).size !== chosen.length) return "names an option more than once";
+  return (await offered(field, chosen)) ? null : "is not one of the options";
 }
 
 function numberProblem(field: { min?: number; max?: number }, value: string): string | null {

@@ -9,6 +9,7 @@ import {
 import type { Journal } from "./journal.ts";
 import type { RecordChange } from "./journal-entries.ts";
 import type { Partition } from "./partition.ts";
+import type { Entry, Segment } from "./segments.ts";
 
 /**
  * Runs a `Store.batch` over the partitions it names (`partitionOf` gives the one of an op).
@@ -25,16 +26,22 @@ export async function runBatch(
 ): Promise<(Stored<StoreRecord> | null)[]> {
   const targets = ops.map(partitionOf);
   checkBatch(ops);
+  const held = [...new Set(targets)];
   let written: Promise<void> = Promise.resolve();
-  const results = await holdAll([...new Set(targets)], async () => {
-    const undo: (() => void)[] = [];
+  const results = await holdAll(held, async () => {
+    // What each op replaced, to put back in reverse order if a later op or the write fails.
+    const undo: { segment: Segment; id: string; before: Entry | undefined }[] = [];
     const changes: RecordChange[] = [];
     const results: (Stored<StoreRecord> | null)[] = [];
     const undoAll = () => {
-      for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
+      for (let i = undo.length - 1; i >= 0; i--) {
+        const { segment, id, before } = undo[i] as (typeof undo)[number];
+        segment.set(id, before);
+      }
     };
     try {
-      for (const [index, op] of ops.entries()) {
+      for (let index = 0; index < ops.length; index++) {
+        const op = ops[index] as BatchOp;
         const partition = targets[index] as Partition;
         const id = batchOpId(op);
         const segment =
@@ -58,14 +65,14 @@ export async function runBatch(
           changes.push({ c, p, o: "put", r: stored.record, e: stored.etag });
           results.push(stored);
         }
-        undo.push(() => segment.set(id, before));
+        undo.push({ segment, id, before });
       }
     } catch (error) {
       undoAll();
       throw error;
     }
     written = journal.append({ o: "batch", b: changes }, undoAll);
-    for (const partition of new Set(targets)) partition.follow(written);
+    for (const partition of held) partition.follow(written);
     return results;
   });
   await written;

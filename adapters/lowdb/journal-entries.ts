@@ -22,11 +22,15 @@ export type JournalEntry =
  * the JSON, a newline. JSON escapes every newline inside strings, so a line is one entry.
  */
 export function encodeEntry(entry: JournalEntry): Buffer {
-  // Encoded once, into the line itself, with 8 placeholder digits: the CRC of the JSON's
-  // bytes then goes over them (one buffer per write instead of two and a copy; issue 12).
-  const line = Buffer.from(`00000000 ${JSON.stringify(entry)}\n`, "utf8");
-  const crc = crc32(line.subarray(9, line.length - 1));
-  line.write(crc.toString(16).padStart(8, "0"), 0, "latin1");
+  // Encoded once, straight into the line after room for the CRC and a space (no string
+  // concatenated first); the CRC of the JSON's bytes then goes in front (issue 12).
+  const json = JSON.stringify(entry);
+  const end = 9 + Buffer.byteLength(json, "utf8");
+  const line = Buffer.allocUnsafe(end + 1);
+  line.write(json, 9, "utf8");
+  line[8] = 0x20;
+  line[end] = 0x0a;
+  line.write(crc32(line.subarray(9, end)).toString(16).padStart(8, "0"), 0, "latin1");
   return line;
 }
 

@@ -16,8 +16,9 @@
  * Ownership: a record given to a write (`create`, `replace`, `batch`) belongs to the store
  * once the write is called, and so does the record a write returns, which may be the same
  * object: the caller changes neither, so that stores need not copy records on the hot path
- * (issue 12). The memory store, the executable spec, freezes them to catch a caller that
- * does. A record returned by `get` or `query` is the caller's own to change.
+ * (issue 12). The memory store, the executable spec, freezes them with `freezeWrites` (this
+ * project's tests turn it on) to catch a caller that does. A record returned by `get` or
+ * `query` is the caller's own to change.
  */
 export interface Store {
   /**

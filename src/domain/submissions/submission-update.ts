@@ -205,7 +205,7 @@ async function afterUpdate(
   // A draft that becomes a submission is announced as a new one (design.md §7).
   if (webhooks.length > 0) ctx.nudgeWebhooks();
   // S6 answers no flags: a failed first attempt is only retried from the outbox.
-  await actions?.attempt();
+  await actions?.attempt?.();
   // A blob without its record counts nowhere: the records went in the batch.
   for (const { record: file } of removed) await ctx.blobs?.delete(form.id, file.id);
 }

@@ -12,6 +12,7 @@ import { counterOp } from "../quotas/counters.ts";
 import { compileRules } from "../settings/form-rules.ts";
 import { inventoryHeld } from "../settings/inventory.ts";
 import { thanksPageOf } from "../settings/thanks-page.ts";
+import { noFailedActions } from "../webhooks/submission-actions.ts";
 import { newPost, postOps, type WrittenPost } from "./submission-post.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 
@@ -51,7 +52,7 @@ export async function createSubmission(
   // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
   if (fresh) ctx.formSnapshots.set(formId, 0, snapshot);
   if (!post.draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
-  const flags = await actions.attempt();
+  const flags = actions.attempt ? await actions.attempt() : noFailedActions;
   return {
     id: post.id,
     message: "Submission posted successfully",

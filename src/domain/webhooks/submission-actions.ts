@@ -19,6 +19,12 @@ import {
   pendingDelivery,
 } from "./webhook-outbox.ts";
 
+/** The S2 flags of a post whose form has no action: none failed. */
+export const noFailedActions: Readonly<ActionFlags> = Object.freeze({
+  email_address_post_expected_but_failed: false,
+  cloud_database_post_expected_but_failed: false,
+});
+
 /** The S2 flags that say which of the form's own actions failed at their first attempt. */
 export interface ActionFlags {
   email_address_post_expected_but_failed: boolean;
@@ -29,8 +35,11 @@ export interface ActionFlags {
 export interface PlannedActions {
   /** Each action's delivery record and held outbox entry, for the submission's batch. */
   ops: BatchOp[];
-  /** Makes each action's first attempt, once `ops` are written. @returns S2's flags. */
-  attempt(): Promise<ActionFlags>;
+  /**
+   * Makes each action's first attempt, once `ops` are written. @returns S2's flags. Absent
+   * when the form has no action: most S2s then await nothing more (issue 12).
+   */
+  attempt?(): Promise<ActionFlags>;
 }
 
 /** One planned action: what is queued, and how its first attempt is made. */
@@ -80,6 +89,7 @@ export function planPostSubmissionActions(
       attemptDestination(ctx, action.delivery.id, destination, payload, attemptMs, signal);
     planned.push({ ...action, start });
   }
+  if (planned.length === 0) return { ops: [] };
   return {
     ops: planned.flatMap(({ delivery, entry }) => newDeliveryOps(delivery, entry)),
     attempt: () => attemptAll(ctx, planned),
@@ -119,12 +129,7 @@ const flagOf = {
  * S2 could not say it was sent.
  */
 async function attemptAll(ctx: Context, planned: PlannedAction[]): Promise<ActionFlags> {
-  const flags: ActionFlags = {
-    email_address_post_expected_but_failed: false,
-    cloud_database_post_expected_but_failed: false,
-  };
-  // No timer for a form without actions: most S2s (and its abort would fire for nothing).
-  if (planned.length === 0) return flags;
+  const flags: ActionFlags = { ...noFailedActions };
   const signal = AbortSignal.timeout(ctx.actions.attemptMs);
   await Promise.all(
     planned.map(async (action) => {

@@ -11,6 +11,15 @@ import { UnauthorizedError } from "../kernel/errors.ts";
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * Whether a request names any credentials: an `Authorization` header (a customer login
+ * token) or `TokenId`/`TokenSecret`. One without is anonymous, decided without a promise
+ * (issue 12).
+ */
+export function carriesCredentials(headers: Headers): boolean {
+  return headers.has("authorization") || headers.has("TokenId") || headers.has("TokenSecret");
+}
+
+/**
  * Finds who is calling from the request's credentials.
  * @returns the caller, or `null` when the request carries no credentials at all.
  * @throws {UnauthorizedError} when it carries credentials that are incomplete or wrong.

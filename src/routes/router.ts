@@ -1,6 +1,6 @@
 import { Router } from "itty-router";
 import type { AdminApi } from "../admin.ts";
-import { authenticate } from "../auth/authenticate.ts";
+import { authenticate, carriesCredentials } from "../auth/authenticate.ts";
 import { authenticateCustomer } from "../auth/customer-jwt.ts";
 import type { Context } from "../domain/context.ts";
 import { asServiceError } from "../http/port-failures.ts";
@@ -48,11 +48,10 @@ export function createRouter(options: RouterOptions): ServiceRouter {
   const router: ServiceRouter = Router<RouteRequest, [Context]>({
     base: options.basePath,
     before: [
-      async (request: RouteRequest, ctx: Context) => {
-        // A customer login token (P2) acts as the customer on any route.
-        const customer = await authenticateCustomer(ctx, request);
-        request.caller = customer ?? (await authenticate(ctx, request.headers));
-        await countRequest(options.rateLimits, request, ctx, options.basePath, customer?.userId);
+      (request: RouteRequest, ctx: Context) => {
+        if (carriesCredentials(request.headers)) return identify(request, ctx, options);
+        request.caller = null;
+        return countRequest(options.rateLimits, request, ctx, options.basePath, undefined);
       },
     ],
     catch: (error: unknown, request: Request) => {
@@ -93,6 +92,14 @@ export function createRouter(options: RouterOptions): ServiceRouter {
     throw new NotFoundError("No such endpoint");
   });
   return router;
+}
+
+/** Authenticates a request that names credentials, then counts it against its rate limit. */
+async function identify(request: RouteRequest, ctx: Context, options: RouterOptions) {
+  // A customer login token (P2) acts as the customer on any route.
+  const customer = await authenticateCustomer(ctx, request);
+  request.caller = customer ?? (await authenticate(ctx, request.headers));
+  await countRequest(options.rateLimits, request, ctx, options.basePath, customer?.userId);
 }
 
 /**

@@ -5,11 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { createLowdbStore } from "../../adapters/lowdb/index.ts";
+import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { outboxPartitions } from "../../src/domain/webhooks/outbox-partitions.ts";
 import { createFormService, type FormService } from "../../src/index.ts";
@@ -17,6 +14,7 @@ import type { Store } from "../../src/ports/index.ts";
 import { countingStore } from "../counting-store.ts";
 import { settingsPath } from "../form-fixture.ts";
 import { formInput, request, type TestUser } from "../helpers.ts";
+import { storeKinds } from "../store-kinds.ts";
 
 /** Two service instances over one store, an owner, and a form with one text field. */
 async function twoInstances(store: Store) {
@@ -40,11 +38,6 @@ async function twoInstances(store: Store) {
 }
 
 describe("forms held for S2", () => {
-  const dirs: string[] = [];
-  after(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
-
   it("see a form's settings changed through another instance in the next S2", async () => {
     const env = await twoInstances(createMemoryStore());
     try {
@@ -117,15 +110,10 @@ describe("forms held for S2", () => {
     }
   });
 
-  for (const kind of ["memory", "lowdb"] as const) {
+  for (const [kind, open] of storeKinds("memory", "lowdb")) {
     it(`make a text-only S2 to a held form in 2 store calls (${kind})`, async () => {
       const calls: string[] = [];
-      let store: Store = createMemoryStore();
-      if (kind === "lowdb") {
-        const directory = await mkdtemp(join(tmpdir(), "formwork-snapshots-"));
-        dirs.push(directory);
-        store = createLowdbStore({ directory });
-      }
+      const store = await open();
       const env = await twoInstances(countingStore(store, calls));
       try {
         assert.equal((await env.submit(env.first)).status, 200);
@@ -140,12 +128,7 @@ describe("forms held for S2", () => {
 
     it(`write concurrent S2s to one form in one batch each (${kind})`, async () => {
       const calls: string[] = [];
-      let store: Store = createMemoryStore();
-      if (kind === "lowdb") {
-        const directory = await mkdtemp(join(tmpdir(), "formwork-turns-"));
-        dirs.push(directory);
-        store = createLowdbStore({ directory });
-      }
+      const store = await open();
       const env = await twoInstances(countingStore(store, calls));
       try {
         assert.equal((await env.submit(env.first)).status, 200);

@@ -202,6 +202,7 @@ describe("the public API, one entry per audience", () => {
       "copyRecord",
       "decodeCursor",
       "downloadHeaders",
+      "etagSource",
       "evaluateQuery",
       "httpStatusOf",
       "isNetworkFailure",

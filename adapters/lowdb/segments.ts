@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Scalar, Stored, StoreRecord } from "formwork/ports";
-import { compareValues } from "formwork/ports";
+import { compareValues, etagSource } from "formwork/ports";
 import { TextFile } from "lowdb/node";
 import { lowdbError } from "./errors.ts";
 import {
@@ -201,17 +200,8 @@ export class Segment {
   }
 }
 
-/**
- * Etags need only differ between the versions of one record, across restarts too: a count,
- * after a prefix drawn once per process (48 random bits), is cheaper than a UUID per write.
- */
-const etagPrefix = `${randomUUID().slice(24)}-`;
-let etagCount = 0;
-
-function newEtag(): string {
-  etagCount++;
-  return etagPrefix + etagCount.toString(36);
-}
+/** The etags of this process's writes (a new prefix each start). */
+const newEtag = etagSource();
 
 /** Orders ids by UTF-16 code unit, as the manifest's binary search does. */
 export function compareIds(a: string, b: string): number {

@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import {
   type BatchOp,
   batchOpId,
   checkBatch,
   copyRecord,
+  etagSource,
   evaluateQuery,
   type Page,
   type Query,
@@ -65,14 +65,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     return records;
   }
 
-  // Etags need only differ between the versions of a record: a count is cheaper than a UUID
-  // per write, after a random prefix so that no other store's etag is taken for one of this.
-  const etagPrefix = `${randomUUID().slice(24)}-`;
-  let written = 0;
+  const newEtag = etagSource();
 
   function put<T extends StoreRecord>(records: Map<string, Entry>, record: T): Stored<T> {
     // The store owns what a write is given (the Store port): no copy.
-    const entry = { record: own(record), etag: etagPrefix + (++written).toString(36) };
+    const entry = { record: own(record), etag: newEtag() };
     records.set(record.id, entry);
     return { record, etag: entry.etag };
   }

@@ -37,6 +37,7 @@ export {
   type Condition,
   checkBatch,
   copyRecord,
+  etagSource,
   type Page,
   type Query,
   type Scalar,

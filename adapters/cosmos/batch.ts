@@ -2,6 +2,8 @@ import type { Container, JSONObject, OperationInput, OperationResponse } from "@
 import {
   type BatchOp,
   batchOpId,
+  type PatchOp,
+  patchApplies,
   type Store,
   StoreConflictError,
   type Stored,
@@ -16,12 +18,24 @@ export const transactionalBatchLimit = 100;
 /**
  * Whether `ops` can go as one Cosmos DB transactional batch: one partition key (so one
  * logical partition of the one container), at most {@link transactionalBatchLimit} ops,
- * and no conditional delete (the SDK's batch delete takes no `ifMatch`).
+ * no conditional delete (the SDK's batch delete takes no `ifMatch`) and no patch (the
+ * tests' stand-in takes no patch in a batch, so that path could not be tested here).
  */
 export function sharesPartitionKey(ops: readonly BatchOp[]): boolean {
   const keys = new Set(ops.map((op) => partitionKeyOf(op.collection, op.partition)));
-  const conditionalDelete = ops.some((op) => op.op === "delete" && op.ifMatch !== undefined);
-  return keys.size === 1 && ops.length <= transactionalBatchLimit && !conditionalDelete;
+  const unbatched = ops.some(
+    (op) => op.op === "patch" || (op.op === "delete" && op.ifMatch !== undefined),
+  );
+  return keys.size === 1 && ops.length <= transactionalBatchLimit && !unbatched;
+}
+
+/** A store that {@link batchInOrder} runs a batch through: the port's calls, and a patch. */
+export interface OpByOpStore extends Store {
+  /**
+   * Applies the patch `op` alone. @returns the patched record, or `null` when it is missing.
+   * @throws {StoreConflictError} `"etag"` when the record does not hold the op's token.
+   */
+  patch(op: PatchOp): Promise<Stored<StoreRecord> | null>;
 }
 
 /** Runs `ops` (one partition key) as one transactional batch: all or nothing, crashes too. */
@@ -35,6 +49,7 @@ export async function transactionalBatch(
     // The key on every op as well as on the batch: the stand-in reads it from the op.
     const partitionKey = pk;
     if (op.op === "delete") return { operationType: "Delete", id: itemIdOf(op.id), partitionKey };
+    if (op.op === "patch") throw new TypeError("a patch goes op by op (sharesPartitionKey)");
     const item = itemOf(op.record, pk) as JSONObject & Item;
     if (op.op === "create") return { operationType: "Create", resourceBody: item, partitionKey };
     const ifMatch = op.ifMatch;
@@ -65,7 +80,7 @@ export async function transactionalBatch(
  * change (that op then stays applied).
  */
 export async function batchInOrder(
-  store: Store,
+  store: OpByOpStore,
   ops: readonly BatchOp[],
 ): Promise<(Stored<StoreRecord> | null)[]> {
   const undo: (() => Promise<unknown>)[] = [];
@@ -78,6 +93,10 @@ export async function batchInOrder(
         const ifMatch = { ifMatch: created.etag };
         undo.push(() => store.delete(collection, partition, op.record.id, ifMatch));
         results.push(created);
+        continue;
+      }
+      if (op.op === "patch") {
+        results.push(await patchInOrder(store, op, index < ops.length - 1, undo));
         continue;
       }
       let ifMatch = op.ifMatch;
@@ -117,4 +136,33 @@ export async function batchInOrder(
     throw error;
   }
   return results;
+}
+
+/**
+ * The patch `op` of {@link batchInOrder}, with its undo pushed on `undo`: the record it
+ * carries (`previous`), or else, when a later op may fail (`undoable`), the record read
+ * first. The undo is conditional on the etag the patch wrote, as a replace's.
+ */
+async function patchInOrder(
+  store: OpByOpStore,
+  op: PatchOp,
+  undoable: boolean,
+  undo: (() => Promise<unknown>)[],
+): Promise<Stored<StoreRecord>> {
+  const { collection, partition } = op;
+  let old = op.previous;
+  if (!old && undoable) {
+    const before = await store.get(collection, partition, op.id);
+    if (!before || !patchApplies(op, before.record)) {
+      throw new StoreConflictError("etag", before ? undefined : "record is missing");
+    }
+    old = before.record;
+  }
+  const patched = await store.patch(op);
+  if (!patched) throw new StoreConflictError("etag", "record is missing");
+  if (old) {
+    const back = old;
+    undo.push(() => store.replace(collection, partition, back, { ifMatch: patched.etag }));
+  }
+  return patched;
 }

@@ -2,6 +2,8 @@ import {
   type BatchOp,
   batchOpId,
   checkBatch,
+  patchApplies,
+  patchedRecord,
   StoreConflictError,
   type Stored,
   type StoreRecord,
@@ -50,7 +52,11 @@ export async function runBatch(
         if (op.op === "create" && before) throw new StoreConflictError("exists");
         if (op.op !== "create") {
           if (!before) throw new StoreConflictError("etag", "record is missing");
-          if (op.ifMatch !== undefined && op.ifMatch !== before.etag) {
+          if (
+            op.op === "patch"
+              ? !patchApplies(op, before.record)
+              : op.ifMatch !== undefined && op.ifMatch !== before.etag
+          ) {
             throw new StoreConflictError("etag");
           }
         }
@@ -61,7 +67,9 @@ export async function runBatch(
           changes.push({ c, p, o: "del", i: id });
           results.push(null);
         } else {
-          const stored = segment.put(op.record);
+          const record =
+            op.op === "patch" ? patchedRecord(op, (before as Entry).record) : op.record;
+          const stored = segment.put(record);
           changes.push({ c, p, o: "put", r: stored.record, e: stored.etag });
           results.push(stored);
         }

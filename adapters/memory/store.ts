@@ -6,6 +6,8 @@ import {
   etagSource,
   evaluateQuery,
   type Page,
+  patchApplies,
+  patchedRecord,
   type Query,
   type Store,
   StoreConflictError,
@@ -129,13 +131,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         if (op.op === "create") {
           if (entry) throw new StoreConflictError("exists");
         } else if (!entry) throw new StoreConflictError("etag", "record is missing");
-        else checkEtag(entry, op);
+        else if (op.op === "patch") {
+          if (!patchApplies(op, entry.record)) throw new StoreConflictError("etag");
+        } else checkEtag(entry, op);
       }
       return ops.map((op) => {
         const records = partitionOf(op.collection, op.partition);
-        if (op.op !== "delete") return put(records, op.record) as Stored<StoreRecord>;
-        records.delete(op.id);
-        return null;
+        if (op.op === "delete") {
+          records.delete(op.id);
+          return null;
+        }
+        const record =
+          op.op === "patch" ? patchedRecord(op, (records.get(op.id) as Entry).record) : op.record;
+        return put(records, record) as Stored<StoreRecord>;
       });
     },
 

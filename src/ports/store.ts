@@ -97,16 +97,20 @@ export interface Store {
   /**
    * Writes several records together, all or nothing: every op's condition is checked
    * first (a create's id must be free, a replace's or delete's record must exist and match
-   * its `ifMatch`), and if any fails nothing is written and it throws. Ops run in order and
+   * its `ifMatch`, a patch's must exist and hold its token), and if any fails nothing is
+   * written and it throws. Ops run in order and
    * may name any collection and partition, but at most one op per record.
    *
    * Memory and lowdb apply a batch atomically, also across a crash (lowdb journals it as one
    * entry). Cosmos DB applies a batch whose ops share one partition key as one transactional
    * batch; any other batch is applied op by op and the ops applied are undone when a later
    * one fails, so a crash in the middle, or concurrent readers, can see part of it.
-   * @returns per op: the written record and its etag (create, replace), or `null` (delete)
+   * @returns per op: the written record and its etag (create, replace, patch), or `null`
+   *   (delete)
    * @throws {StoreConflictError} `"exists"` for a create of an id already there, `"etag"`
-   *   for a replace or delete whose record is missing or has another etag
+   *   for a replace, delete or patch whose record is missing or fails its condition (etag, token)
+   * @throws {TypeError} for a batch that writes one record twice, or a patch that names a
+   *   field or token it does not take (see {@link PatchOp})
    */
   batch(ops: readonly BatchOp[]): Promise<(Stored<StoreRecord> | null)[]>;
 
@@ -185,11 +189,66 @@ export type BatchOp =
       id: string;
       ifMatch?: string;
       previous?: StoreRecord;
-    };
+    }
+  | PatchOp;
+
+/**
+ * A batch op that sets some top-level fields of a record the caller has not read, on a
+ * one-time token the record holds instead of its etag (issue 12: S2 claims a file that
+ * another instance's S3 settled, known from a hint, without reading it first). It lands only
+ * while the record's field `token.field` holds the string `token.value`, and it removes that
+ * field, so the same token never lands twice. Otherwise it fails like a replace with a stale
+ * `ifMatch` (`"etag"`), also when the record is missing. The stored record becomes
+ * {@link patchedRecord}.
+ *
+ * Fields are plain names (`[A-Za-z_][A-Za-z0-9_]*`, not `id`), `set` names at most 9 and not
+ * the token's field, and the token is lowercase letters, digits and hyphens, so that every store
+ * can write the condition as it needs (Cosmos DB: a patch's SQL condition) without escaping.
+ * `previous` is the record as the caller knows it while it holds the token: a store applying
+ * the batch op by op puts it back to undo the patch.
+ */
+export interface PatchOp {
+  op: "patch";
+  collection: string;
+  partition: string;
+  id: string;
+  set: Readonly<Record<string, unknown>>;
+  token: { field: string; value: string };
+  previous?: StoreRecord;
+}
 
 /** The id of the record a batch op writes. */
 export function batchOpId(op: BatchOp): string {
-  return op.op === "delete" ? op.id : op.record.id;
+  return op.op === "delete" || op.op === "patch" ? op.id : op.record.id;
+}
+
+/** Whether `record` holds the token of the patch `op`. */
+export function patchApplies(op: PatchOp, record: StoreRecord): boolean {
+  return (record as unknown as Record<string, unknown>)[op.token.field] === op.token.value;
+}
+
+/** `record` as the patch `op` leaves it (a new object): `set` applied, the token removed. */
+export function patchedRecord(op: PatchOp, record: StoreRecord): StoreRecord {
+  const next: Record<string, unknown> = { ...record, ...op.set };
+  delete next[op.token.field];
+  return next as unknown as StoreRecord;
+}
+
+const patchField = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const patchToken = /^[0-9a-z-]+$/;
+
+/** @throws {TypeError} when a field or the token of `op` is not one a patch takes. */
+function checkPatch(op: PatchOp): void {
+  const { field, value } = op.token;
+  const fields = [field, ...Object.keys(op.set)];
+  if (fields.some((name) => name === "id" || !patchField.test(name)) || field in op.set) {
+    throw new TypeError("a patch sets plain top-level fields other than id and its token's");
+  }
+  // Cosmos DB takes 10 operations in one patch: the sets and the token's removal.
+  if (fields.length > 10) throw new TypeError("a patch sets at most 9 fields");
+  if (!patchToken.test(value)) {
+    throw new TypeError("a patch's token is lowercase letters, digits and hyphens");
+  }
 }
 
 /**
@@ -197,6 +256,10 @@ export function batchOpId(op: BatchOp): string {
  * @throws {TypeError} when two ops write the same record
  */
 export function checkBatch(ops: readonly BatchOp[]): void {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i] as BatchOp;
+    if (op.op === "patch") checkPatch(op);
+  }
   // The batches of the request path hold a few ops: comparing pairs beats building keys.
   if (ops.length <= 16) {
     for (let i = 1; i < ops.length; i++) {

@@ -135,6 +135,123 @@ const cases: Def[] = [
     }
   }),
 
+  test("patches a record on the token it holds, once, and takes the token away", async ({
+    fresh,
+  }) => {
+    const store = await fresh();
+    const { form, user } = partitions();
+    const [a, b] = recordIds(2) as [string, string];
+    const at = { collection: "attachments", partition: form };
+    await store.create<Item>(at.collection, form, { ...item(a, 1), words: ["w"], tag: "k-1" });
+    const patch: BatchOp = {
+      op: "patch",
+      ...at,
+      id: a,
+      set: { n: 2, nested: { x: 1 } },
+      token: { field: "tag", value: "k-1" },
+    };
+    const created: BatchOp = {
+      op: "create",
+      collection: "submissions",
+      partition: user,
+      record: item(b, 3),
+    };
+    const [patched] = await store.batch([patch, created]);
+    assert.deepEqual(patched, await store.get(at.collection, form, a));
+    assert.deepEqual(patched?.record, { ...item(a, 2), words: ["w"], nested: { x: 1 } });
+    // The token went with the first patch: the same one again fails and writes nothing.
+    const again: BatchOp = { ...created, record: item(recordId(), 4) };
+    await assert.rejects(store.batch([again, patch]), failedWith("etag"));
+    assert.deepEqual(await store.get(at.collection, form, a), patched);
+    assert.equal(await store.get("submissions", user, again.record.id), null);
+  }),
+
+  test("fails a patch whose record is missing or holds another token", async ({ fresh }) => {
+    const store = await fresh();
+    const { form, user } = partitions();
+    const [a, b, missing] = recordIds(3) as [string, string, string];
+    const kept = await store.create<Item>("attachments", form, { ...item(a, 1), tag: "k-2" });
+    const patchOf = (id: string, value: string): BatchOp => ({
+      op: "patch",
+      collection: "attachments",
+      partition: form,
+      id,
+      set: { n: 9 },
+      token: { field: "tag", value },
+    });
+    for (const patch of [patchOf(a, "k-3"), patchOf(missing, "k-2")]) {
+      const create: BatchOp = {
+        op: "create",
+        collection: "forms",
+        partition: user,
+        record: item(b, 0),
+      };
+      await assert.rejects(store.batch([create, patch]), failedWith("etag"));
+      assert.equal(await store.get("forms", user, b), null);
+      assert.deepEqual(await store.get("attachments", form, a), kept);
+    }
+    assert.equal(await store.get("attachments", form, missing), null);
+  }),
+
+  test("puts back a patch of a failed batch, carried or read", async ({ fresh }) => {
+    const store = await fresh();
+    const { form, user } = partitions();
+    const a = recordId();
+    const first = await store.create<Item>("forms", form, item(a, 1));
+    await store.replace<Item>("forms", form, item(a, 5));
+    for (const carried of [true, false]) {
+      const b = await store.create<Item>("attachments", user, {
+        ...item(recordId(), 2),
+        tag: "k-4",
+      });
+      const patch: BatchOp = {
+        op: "patch",
+        collection: "attachments",
+        partition: user,
+        id: b.record.id,
+        set: { n: 7 },
+        token: { field: "tag", value: "k-4" },
+        ...(carried ? { previous: b.record } : {}),
+      };
+      const stale: BatchOp = {
+        op: "replace",
+        collection: "forms",
+        partition: form,
+        record: item(a, 9),
+        ifMatch: first.etag,
+      };
+      await assert.rejects(store.batch([patch, stale]), failedWith("etag"));
+      assert.deepEqual((await store.get<Item>("attachments", user, b.record.id))?.record, b.record);
+      assert.equal((await store.get<Item>("forms", form, a))?.record.n, 5);
+    }
+  }),
+
+  test("refuses a patch of a field or token no store can take as it is", async ({ fresh }) => {
+    const store = await fresh();
+    const { form } = partitions();
+    const a = recordId();
+    const kept = await store.create<Item>("attachments", form, { ...item(a, 1), tag: "k-5" });
+    const patchOf = (set: Record<string, unknown>, field: string, value: string): BatchOp => ({
+      op: "patch",
+      collection: "attachments",
+      partition: form,
+      id: a,
+      set,
+      token: { field, value },
+    });
+    const refused = [
+      patchOf({ id: "b" }, "tag", "k-5"),
+      patchOf({ "n.x": 1 }, "tag", "k-5"),
+      patchOf({ tag: "k-6" }, "tag", "k-5"),
+      patchOf({}, "tag", "K-5"),
+      patchOf({}, "tag", "k 5"),
+      patchOf({}, "c laim", "k-5"),
+      patchOf(Object.fromEntries([..."abcdefghij"].map((f) => [f, 1])), "tag", "k-5"),
+    ];
+    for (const patch of refused) await assert.rejects(store.batch([patch]), TypeError);
+    assert.deepEqual(await store.get("attachments", form, a), kept);
+  }),
+
   test("lets exactly one of many concurrent conditional batches win", async ({ fresh }) => {
     const store = await fresh();
     const { form } = partitions();

@@ -5,7 +5,6 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { outboxPartitions } from "../../src/domain/webhooks/outbox-partitions.ts";

@@ -16,6 +16,7 @@ export type RequestKind =
   | "read"
   | "create"
   | "replace"
+  | "patch"
   | "delete"
   | "query"
   | "query plan"
@@ -108,6 +109,7 @@ function kindOf(request: IncomingMessage): RequestKind {
   if (/\/docs\/[^/]+$/.test(path)) {
     if (method === "GET") return "read";
     if (method === "PUT") return "replace";
+    if (method === "PATCH") return "patch";
     if (method === "DELETE") return "delete";
   }
   if (/\/docs$/.test(path) && method === "POST") {

@@ -7,14 +7,22 @@ import {
   attachmentIdsOf,
   type SubmittedField,
 } from "../submissions/submission-record.ts";
-import type { SettledUploads } from "./settled-uploads.ts";
+
+/**
+ * A file a submission is to claim, as known: read, or settled by this instance, with the
+ * etag its claim is conditional on (settled-uploads.ts); or listed as waiting by the form's
+ * counter, with the token its claim takes (waiting-uploads.ts).
+ */
+export type Claimable =
+  | (Stored<AttachmentRecord> & { token?: undefined })
+  | { record: AttachmentRecord; token: string; etag?: undefined };
 
 /**
  * The attachments named in the file fields of `fields` that the submission does not hold
  * yet, as read, for {@link claimOps}. Each id must be an attachment of this form, uploaded
- * for that very field, and held by no other submission. A file `settled` holds that fits is
- * taken from there unread: its claim is conditional on the etag held, so a batch that claims
- * it fails unless it is still as read (settled-uploads.ts).
+ * for that very field, and held by no other submission. A file `held` answers that fits is
+ * taken from there unread: its claim is conditional on the etag or token held, so a batch
+ * that claims it fails unless it is still as held (settled-uploads.ts, waiting-uploads.ts).
  * @throws {ValidationError} naming each field whose ids are not claimable.
  */
 export async function readClaimable(
@@ -23,18 +31,18 @@ export async function readClaimable(
   submissionId: string,
   definition: FormDefinition,
   fields: SubmittedField[],
-  settled?: SettledUploads,
-): Promise<Stored<AttachmentRecord>[]> {
+  held?: (id: string) => Claimable | undefined,
+): Promise<Claimable[]> {
   const fileFields = fileFieldNames(definition);
-  const toClaim: Stored<AttachmentRecord>[] = [];
+  const toClaim: Claimable[] = [];
   const issues: ValidationIssue[] = [];
   for (const field of fields) {
     const name = field.unique_system_name;
     if (!fileFields.has(name)) continue;
     for (const id of attachmentIdsOf(field.submitted_value)) {
-      const held = settled?.get(id);
-      if (held && fits(held.record, formId, name) && !held.record.submission_id) {
-        toClaim.push(held);
+      const known = held?.(id);
+      if (known && fits(known.record, formId, name) && !known.record.submission_id) {
+        toClaim.push(known);
         continue;
       }
       const stored = await ctx.store.get<AttachmentRecord>(collections.attachments, formId, id);
@@ -59,36 +67,53 @@ function fits(record: AttachmentRecord, formId: string, name: string): boolean {
   return record.form_id === formId && record.unique_system_name === name && !record.uploading;
 }
 
-/** An attachment as a claim by the submission `submissionId`, written at `at`, leaves it. */
+/**
+ * An attachment as a claim by the submission `submissionId`, written at `at`, leaves it:
+ * without its claim token, which only a waiting upload holds (waiting-uploads.ts).
+ */
 export function claimedRecord(
   record: AttachmentRecord,
   submissionId: string,
   at: string,
 ): AttachmentRecord {
-  return { ...record, submission_id: submissionId, modified_date_utc: at };
+  const { claim_token: _, ...claimed } = record;
+  return { ...claimed, submission_id: submissionId, modified_date_utc: at };
+}
+
+/** The bytes of the files `claims` holds. */
+export function bytesOf(claims: readonly Claimable[]): number {
+  return claims.reduce((sum, { record }) => sum + record.file_size, 0);
 }
 
 /**
- * The batch ops that claim attachments as {@link readClaimable} read them for the
- * submission `submissionId` (written at `at`), each a replace conditional on the etag read:
- * in the batch that writes the submission, a crash leaves no claim without its submission,
- * and a file another submission took meanwhile fails the batch (read the claims again to
- * say which).
+ * The batch ops that claim attachments as {@link readClaimable} found them for the
+ * submission `submissionId` (written at `at`): a replace conditional on the etag read, or a
+ * patch that takes the token listed, each carrying the record as known. In the batch that
+ * writes the submission, a crash leaves no claim without its submission, and a file another
+ * submission took meanwhile fails the batch (read the claims again to say which).
  */
 export function claimOps(
   submissionId: string,
-  toClaim: Stored<AttachmentRecord>[],
+  toClaim: readonly Claimable[],
   at: string,
 ): BatchOp[] {
-  return toClaim.map(({ record, etag }) => ({
-    op: "replace",
-    collection: collections.attachments,
-    partition: record.form_id,
-    record: claimedRecord(record, submissionId, at),
-    ifMatch: etag,
-    // As read with that etag: Cosmos DB's op-by-op batch undoes the claim without reading it.
-    previous: record,
-  }));
+  return toClaim.map(({ record, etag, token }): BatchOp => {
+    const place = { collection: collections.attachments, partition: record.form_id };
+    // As known with that etag or token: Cosmos DB's op-by-op batch undoes the claim without
+    // reading it.
+    if (token !== undefined) {
+      return {
+        op: "patch",
+        ...place,
+        id: record.id,
+        set: { submission_id: submissionId, modified_date_utc: at },
+        token: { field: "claim_token", value: token },
+        previous: record,
+      };
+    }
+    const claimed = claimedRecord(record, submissionId, at);
+    return { op: "replace", ...place, record: claimed, ifMatch: etag, previous: record };
+  });
 }
 
 /** The attachment ids held by the file fields of `fields`. */

@@ -12,8 +12,8 @@ import type { AttachmentRecord } from "../submissions/submission-record.ts";
  * else (another submission, through any instance, claimed it; the sweep or a form delete
  * removed it). The batch then writes nothing, and S2 reads the file and decides again, so the
  * answer, 400 included, is the one a read would have given. A file uploaded through another
- * instance is not held here and is read as before, so instances behind a load balancer with
- * no affinity save the read only on the uploads they took themselves.
+ * instance is not held here: S2 finds it in the form counter's list of waiting uploads
+ * instead (waiting-uploads.ts), or reads it.
  */
 export interface SettledUploads {
   /** The upload `id` as this instance settled it, if held. */

@@ -10,6 +10,7 @@ import { quotaCounter, quotaExceeded } from "../quotas/quotas.ts";
 import type { AttachmentRecord } from "../submissions/submission-record.ts";
 import { uploadBucketOf } from "./attachment-sweep.ts";
 import { capReached, unclaimedBytesCount, unclaimedCapOf } from "./unclaimed-uploads.ts";
+import { newClaimToken, waitingWith } from "./waiting-uploads.ts";
 
 /**
  * What an upload (S3) holds while it streams, kept crash-exact: the reservation is the
@@ -101,13 +102,27 @@ export async function holdUpload(
     held,
     refusal: bound,
     async settle(size) {
-      const settled: AttachmentRecord = { ...record, file_size: size };
+      // Claimed by its token when an S2 finds it listed as waiting (waiting-uploads.ts).
+      const settled: AttachmentRecord = {
+        ...record,
+        file_size: size,
+        claim_token: newClaimToken(),
+      };
       const written = await batchAgain(ctx, async (attempt) => {
         if (attempt > 1) etag = await currentEtag(ctx, record);
-        return [
-          ...(await countOps(ctx, changesOf(form, quota, size - held))),
-          { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
-        ];
+        const storage = Number.isFinite(quota) ? [storageChange(form, size - held)] : [];
+        const counter = await readFormCounter(ctx, form.id);
+        const ops = await countOps(ctx, storage);
+        if (counter) {
+          // The form's counter lists the upload as waiting, in the write that settles its
+          // bytes; one a form delete removed gets no list.
+          const unclaimed = counter.record.counts[unclaimedBytesCount] ?? 0;
+          const counts = { ...counter.record.counts };
+          counts[unclaimedBytesCount] = Math.max(0, unclaimed + size - held);
+          ops.push(counterOp(formCounter(form.id), counter, counts, waitingWith(counter, settled)));
+        }
+        ops.push({ op: "replace", ...attachmentOp, record: settled, ifMatch: etag });
+        return ops;
       });
       // The record as written, last op: this instance's S2 claims it on that etag (settled-uploads.ts).
       const stored = written?.at(-1);
@@ -144,9 +159,14 @@ function storageCounter(form: FormRecord) {
 /** The count changes of `delta` bytes held: the storage quota (if any) and the unclaimed bytes. */
 function changesOf(form: FormRecord, quota: number, delta: number): CountChange[] {
   const changes: CountChange[] = [];
-  if (Number.isFinite(quota)) changes.push({ key: storageCounter(form), deltas: { used: delta } });
+  if (Number.isFinite(quota)) changes.push(storageChange(form, delta));
   changes.push({ key: formCounter(form.id), deltas: { [unclaimedBytesCount]: delta } });
   return changes;
+}
+
+/** `delta` bytes more (or fewer) in the storage quota used by the owner of `form`. */
+function storageChange(form: FormRecord, delta: number): CountChange {
+  return { key: storageCounter(form), deltas: { used: delta } };
 }
 
 /** The etag of the upload's record. @throws {ServiceError} `conflict` when it is gone. */

@@ -86,7 +86,7 @@ async function changeCounts(
       for (const [name, delta] of Object.entries(made)) {
         counts[name] = Math.max(0, (current[name] ?? 0) + delta);
       }
-      return { id: key.id, counts };
+      return { ...stored, id: key.id, counts };
     },
     counterRetries,
   );
@@ -97,14 +97,17 @@ async function changeCounts(
  * The batch op that writes a counter's whole `counts` (every name it holds, not only the
  * one changed) conditionally on the counter as read: a replace on its etag, or a create
  * when there was none (`stored` is `null`). In a `Store.batch` beside the record it
- * counts, the count and the record are written together or not at all.
+ * counts, the count and the record are written together or not at all. Other fields of the
+ * record are kept as read, or set from `fields`.
  */
 export function counterOp(
   key: CounterKey,
   stored: Stored<CounterRecord> | null,
   counts: Record<string, number>,
+  fields?: Readonly<Record<string, unknown>>,
 ): BatchOp {
-  const record: CounterRecord = { id: key.id, counts };
+  // The record's other fields stay as read, but for `fields` (waiting-uploads.ts).
+  const record: CounterRecord = { ...stored?.record, ...fields, id: key.id, counts };
   const place = { collection: key.collection, partition: key.partition };
   return stored
     ? { op: "replace", ...place, record, ifMatch: stored.etag, previous: stored.record }

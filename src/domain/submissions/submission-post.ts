@@ -3,9 +3,15 @@ import { newId } from "../../kernel/ids.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { BatchOp, Stored } from "../../ports/store.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { claimedRecord, claimOps, readClaimable } from "../attachments/attachment-claims.ts";
-import type { SettledUploads } from "../attachments/settled-uploads.ts";
+import {
+  bytesOf,
+  type Claimable,
+  claimedRecord,
+  claimOps,
+  readClaimable,
+} from "../attachments/attachment-claims.ts";
 import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
+import { heldUploads, waitingWithout } from "../attachments/waiting-uploads.ts";
 import { type Context, collections } from "../context.ts";
 import type { Device } from "../device.ts";
 import { accessFormToSubmit, formNotFound } from "../forms/form-access.ts";
@@ -23,7 +29,7 @@ import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
 import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
 import { searchWordsOf } from "./search-words.ts";
-import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
+import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import type { SubmissionInput } from "./submissions.ts";
 
@@ -73,14 +79,15 @@ export async function postOps(ctx: Context, post: Post, attempt: number): Promis
   const counter = await readFormCounter(ctx, formId);
   const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
   if (!snapshot) throw formNotFound();
-  const checked = await checkedFor(ctx, post, snapshot, attempt);
+  const checked = await checkedFor(ctx, post, snapshot, counter, attempt);
   const counts = countsOf(counter, checked);
   const monthly = await quotaOp(ctx, snapshot.form.owner_user_id, "monthly_form_submissions");
   const submission = submissionOf(ctx, snapshot, id, checked, post.caller, post.device, draft);
   const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
   post.written = { snapshot, fresh: !counter, actions };
   return [
-    counterOp(formCounter(formId), counter, counts),
+    // The files claimed leave the uploads it lists as waiting (waiting-uploads.ts).
+    counterOp(formCounter(formId), counter, counts, waitingWithout(counter, checked.claims)),
     ...(monthly ? [monthly] : []),
     // The claims in the batch, before the submission and its deliveries: a claim that
     // fails (a file taken meanwhile) undoes only the counters, on Cosmos DB's op-by-op
@@ -95,20 +102,22 @@ export async function postOps(ctx: Context, post: Post, attempt: number): Promis
 /**
  * The post checked against `snapshot`: checked afresh when the snapshot changed; else, after
  * a failed attempt that may have failed on a claim, with its files read again (a 400 when
- * another submission took one). Files this instance settled are claimed unread on the first
- * attempt only (settled-uploads.ts).
+ * another submission took one). Files this instance settled, or that the form's `counter`
+ * lists as waiting, are claimed unread on the first attempt only (settled-uploads.ts,
+ * waiting-uploads.ts).
  */
 async function checkedFor(
   ctx: Context,
   post: Post,
   snapshot: FormSnapshot,
+  counter: Stored<CounterRecord> | null,
   attempt: number,
 ): Promise<CheckedPost> {
-  const settled = attempt === 1 ? ctx.settledUploads : undefined;
+  const held = attempt === 1 ? heldUploads(ctx.settledUploads, counter) : undefined;
   const { caller, id, fields, draft } = post;
   const checked = post.checked;
   if (checked?.snapshot !== snapshot) {
-    post.checked = await checkPost(ctx, caller, id, snapshot, fields, draft, settled);
+    post.checked = await checkPost(ctx, caller, id, snapshot, fields, draft, held);
     return post.checked;
   }
   if (attempt > 1 && checked.claims.length > 0) {
@@ -138,11 +147,6 @@ function countsOf(counter: Stored<CounterRecord> | null, checked: CheckedPost) {
   return counts;
 }
 
-/** The bytes of the files `claims` holds. */
-export function bytesOf(claims: Stored<AttachmentRecord>[]): number {
-  return claims.reduce((sum, { record }) => sum + record.file_size, 0);
-}
-
 interface QuantityLimitSettings {
   max_total_submissions?: number | null;
   closes_at_utc?: string | null;
@@ -154,8 +158,8 @@ interface CheckedPost {
   values: SubmittedField[];
   /** The form's `max_total_submissions`, or infinity. */
   limit: number;
-  /** The files the post names that it is to claim, as read (attachment-claims.ts). */
-  claims: Stored<AttachmentRecord>[];
+  /** The files the post names that it is to claim, as known (attachment-claims.ts). */
+  claims: Claimable[];
   rules: FormRules;
   /** The inventory counts the post takes (none for a draft). */
   taken: string[];
@@ -172,7 +176,7 @@ async function checkPost(
   snapshot: FormSnapshot,
   fields: SubmittedField[],
   draft: boolean,
-  settled: SettledUploads | undefined,
+  held: ((id: string) => Claimable | undefined) | undefined,
 ): Promise<CheckedPost> {
   const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
@@ -182,7 +186,7 @@ async function checkPost(
   }
   const values = await checkSubmittedValues(ctx, form, fields, draft, snapshot);
   const definition = form.form_definition;
-  const claims = await readClaimable(ctx, formId, submissionId, definition, values, settled);
+  const claims = await readClaimable(ctx, formId, submissionId, definition, values, held);
   const rules = compileRules(form);
   const taken = draft ? [] : inventoryTaken(rules, values);
   const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;

@@ -55,6 +55,11 @@ export interface AttachmentRecord extends Timestamps {
    * never finished.
    */
   uploading?: true;
+  /**
+   * The one-time token a claim of the upload takes when S2 finds it listed as waiting in the
+   * form's counter (waiting-uploads.ts): set by S3's settle, gone once claimed.
+   */
+  claim_token?: string;
 }
 
 /**
@@ -79,6 +84,7 @@ export function attachmentView(record: AttachmentRecord) {
     content_type: _t,
     submission_id: _s,
     uploading: _u,
+    claim_token: _c,
     ...view
   } = record;
   return view;

@@ -7,6 +7,8 @@
 import { ValidationError } from "../../kernel/errors.ts";
 import type { BatchOp, Stored } from "../../ports/store.ts";
 import {
+  bytesOf,
+  type Claimable,
   claimedRecord,
   claimOps,
   fileIdsOf,
@@ -25,7 +27,6 @@ import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "../setting
 import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
 import { searchWordsOf } from "./search-words.ts";
-import { bytesOf } from "./submission-post.ts";
 import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
 import { checkSubmittedValues } from "./submission-values.ts";
 import { readSubmission, type SubmissionInput } from "./submissions.ts";
@@ -70,7 +71,7 @@ export async function updateSubmission(
 
 /** The files an S6 claims and the attachment records of the files it drops, as read. */
 interface EditedFiles {
-  claims: Stored<AttachmentRecord>[];
+  claims: Claimable[];
   removed: Stored<AttachmentRecord>[];
   /** The ids of the files the edited submission names. */
   kept: Set<string>;

@@ -63,11 +63,6 @@ export async function createSubmission(
   };
 }
 
-/** The bytes of the files `claims` holds. */
-export function bytesOf(claims: Stored<AttachmentRecord>[]): number {
-  return claims.reduce((sum, { record }) => sum + record.file_size, 0);
-}
-
 /**
  * S7: deletes a submission and frees its slot and inventory on the form, and deletes its
  * attachment records and gives their bytes back to the owner's storage quota, in one

@@ -161,12 +161,7 @@ describe("files an instance settled, claimed by its S2", () => {
       const counts = await env.counted();
       const refused = await env.post(env.second, file);
       assert.equal(refused.status, 400);
-      assert.deepEqual(refused.body.issues, [
-        {
-          path: "cv_2",
-          message: `${file} is not a file uploaded for this field and waiting for a submission`,
-        },
-      ]);
+      assert.deepEqual(refused.body.issues, notWaiting(file));
       assert.equal(await env.submissions(), 1);
       assert.deepEqual(await env.counted(), counts);
       assert.equal((await env.attachment(file))?.submission_id, draft.body.id);
@@ -201,12 +196,7 @@ describe("files an instance settled, claimed by its S2", () => {
       assert.equal(refused.status, 400);
       assert.equal(read.status, 400);
       assert.deepEqual(withoutId(refused.body), withoutId(read.body));
-      assert.deepEqual(refused.body.issues, [
-        {
-          path: "cv_2",
-          message: `${file} is not a file uploaded for this field and waiting for a submission`,
-        },
-      ]);
+      assert.deepEqual(refused.body.issues, notWaiting(file));
       assert.equal(await env.submissions(), 1);
       assert.deepEqual(await env.counted(), counts);
       assert.equal((await env.attachment(file))?.submission_id, taken.body.id);
@@ -218,6 +208,12 @@ describe("files an instance settled, claimed by its S2", () => {
     });
   }
 });
+
+/** The 400's issues for a file that is not waiting for a submission. */
+function notWaiting(file: string) {
+  const message = `${file} is not a file uploaded for this field and waiting for a submission`;
+  return [{ path: "cv_2", message }];
+}
 
 /** An error envelope without the request's own id. */
 function withoutId(body: Record<string, unknown>) {

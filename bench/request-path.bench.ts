@@ -8,6 +8,13 @@
  * measures the bare handler and every S2 case once; {@link ROUNDS} rounds, and the table
  * shows each round's ratio to that round's bare figure, the median, and the goal of
  * issue 12. Run: `node --conditions=formwork-source --import tsx bench/request-path.bench.ts`.
+ *
+ * One more row, without a goal, is a diagnostic: S2 on the memory store with each response
+ * held one turn of the event loop, so that a turn's responses are written together
+ * (`BENCH_HOLD_RESPONSES`). The memory store answers each post as soon as it is handled, and
+ * on this loopback each such write wakes the load generator on the other core, a cost that
+ * lands in the server's `writev`; lowdb's group commit answers a group at once. The row
+ * shows how much of the memory store's figure is that cost rather than the request path.
  */
 import { rm } from "node:fs/promises";
 import autocannon from "autocannon";
@@ -88,6 +95,11 @@ try {
   }
   const bare: Scenario = { name: "bare itty-router JSON handler", goal: null, results: [] };
   const memory: Scenario = { name: "S2, memory store", goal: goals.memory, results: [] };
+  const held: Scenario = {
+    name: "diagnostic: S2, memory store, responses held one loop turn",
+    goal: null,
+    results: [],
+  };
   const lowdb = seeded.map(({ size }) => ({
     name: `S2, lowdb, ${size} submissions`,
     goal: goals.lowdb,
@@ -96,21 +108,23 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     bare.results.push(await measure({ BENCH_HANDLER: "bare" }, v7()));
     memory.results.push(await measure({ BENCH_HANDLER: "memory" }));
+    held.results.push(await measure({ BENCH_HANDLER: "memory", BENCH_HOLD_RESPONSES: "1" }));
     for (const [i, { directory, formId }] of seeded.entries()) {
       const result = await measure({ BENCH_HANDLER: "formwork", DATA_DIR: directory }, formId);
       lowdb[i]?.results.push(result);
     }
     console.log(`round ${round} of ${ROUNDS} done`);
   }
-  const held = await Promise.all(
+  const stored = await Promise.all(
     seeded.map(
       async ({ size, directory, formId }) => `${size} → ${await heldBy(directory, formId)}`,
     ),
   );
   console.log(
-    `${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured, ${ROUNDS} rounds; each server in a child process; submissions held after: ${held.join(", ")}`,
+    `${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured, ${ROUNDS} rounds; each server in a child process; submissions held after: ${stored.join(", ")}`,
   );
-  console.table([bare, memory, ...lowdb].map((scenario) => row(scenario, bare.results)));
+  const scenarios = [bare, memory, ...lowdb, held];
+  console.table(scenarios.map((scenario) => row(scenario, bare.results)));
 } finally {
   for (const { directory } of seeded) await rm(directory, { recursive: true, force: true });
   await compiled.remove();

@@ -4,6 +4,10 @@
  * the memory store (`BENCH_HANDLER=memory`, empty at start), or a bare itty-router JSON
  * handler (`BENCH_HANDLER=bare`), the same way for all, on `PORT`.
  * `BENCH_DURABILITY` (`process`, `machine`) and `BENCH_JOURNAL_BYTES` set the lowdb options.
+ * `BENCH_HOLD_RESPONSES=1` holds each response one turn of the event loop before it is
+ * written, so that the responses of one turn go out together: a diagnostic of what writing
+ * responses one at a time costs on loopback (request-path.bench.ts), not how `npm start`
+ * serves.
  * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
  */
 import { serve } from "@hono/node-server";
@@ -62,12 +66,17 @@ const handler: { fetch: Handler; close(): Promise<void> } =
   kind === "bare"
     ? bareHandler()
     : await formworkHandler(kind === "memory" ? null : (directory as string));
+const hold = process.env.BENCH_HOLD_RESPONSES === "1";
 const hostname = "127.0.0.1";
 const server = serve(
   {
     hostname,
     port: Number(process.env.PORT ?? "0"),
-    fetch: (request, env) => handler.fetch(request, env.incoming.socket.remoteAddress),
+    fetch: async (request, env) => {
+      const response = await handler.fetch(request, env.incoming.socket.remoteAddress);
+      if (hold) await new Promise((resolve) => setImmediate(resolve));
+      return response;
+    },
   },
   (info) => console.log(`${kind} listening on http://${hostname}:${info.port}`),
 );

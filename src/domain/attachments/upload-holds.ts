@@ -110,19 +110,13 @@ export async function holdUpload(
       };
       const written = await batchAgain(ctx, async (attempt) => {
         if (attempt > 1) etag = await currentEtag(ctx, record);
-        const storage = Number.isFinite(quota) ? [storageChange(form, size - held)] : [];
-        const counter = await readFormCounter(ctx, form.id);
-        const ops = await countOps(ctx, storage);
-        if (counter) {
-          // The form's counter lists the upload as waiting, in the write that settles its
-          // bytes; one a form delete removed gets no list.
-          const unclaimed = counter.record.counts[unclaimedBytesCount] ?? 0;
-          const counts = { ...counter.record.counts };
-          counts[unclaimedBytesCount] = Math.max(0, unclaimed + size - held);
-          ops.push(counterOp(formCounter(form.id), counter, counts, waitingWith(counter, settled)));
-        }
-        ops.push({ op: "replace", ...attachmentOp, record: settled, ifMatch: etag });
-        return ops;
+        // The form's counter lists the upload as waiting, in the write that settles its
+        // bytes; one a form delete removed gets no list.
+        const waiting = (counter: Stored<CounterRecord> | null) => waitingWith(counter, settled);
+        return [
+          ...(await countOps(ctx, changesOf(form, quota, size - held, waiting))),
+          { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
+        ];
       });
       // The record as written, last op: this instance's S2 claims it on that etag (settled-uploads.ts).
       const stored = written?.at(-1);
@@ -156,17 +150,20 @@ function storageCounter(form: FormRecord) {
   return quotaCounter(form.owner_user_id, "total_file_storage");
 }
 
-/** The count changes of `delta` bytes held: the storage quota (if any) and the unclaimed bytes. */
-function changesOf(form: FormRecord, quota: number, delta: number): CountChange[] {
+/**
+ * The count changes of `delta` bytes held: the storage quota (if any) and the unclaimed
+ * bytes, with `fields` set on the form's counter.
+ */
+function changesOf(
+  form: FormRecord,
+  quota: number,
+  delta: number,
+  fields?: CountChange["fields"],
+): CountChange[] {
   const changes: CountChange[] = [];
-  if (Number.isFinite(quota)) changes.push(storageChange(form, delta));
-  changes.push({ key: formCounter(form.id), deltas: { [unclaimedBytesCount]: delta } });
+  if (Number.isFinite(quota)) changes.push({ key: storageCounter(form), deltas: { used: delta } });
+  changes.push({ key: formCounter(form.id), deltas: { [unclaimedBytesCount]: delta }, fields });
   return changes;
-}
-
-/** `delta` bytes more (or fewer) in the storage quota used by the owner of `form`. */
-function storageChange(form: FormRecord, delta: number): CountChange {
-  return { key: storageCounter(form), deltas: { used: delta } };
 }
 
 /** The etag of the upload's record. @throws {ServiceError} `conflict` when it is gone. */

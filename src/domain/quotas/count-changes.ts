@@ -14,24 +14,30 @@ import { type CounterKey, type CounterRecord, counterOp, counterRetries } from "
 export interface CountChange {
   key: CounterKey;
   deltas: Record<string, number>;
+  /**
+   * Other fields to set on the counter record, from the counter as read (the form's list of
+   * waiting uploads: waiting-uploads.ts); written even when no count moves.
+   */
+  fields?: (stored: Stored<CounterRecord> | null) => Readonly<Record<string, unknown>>;
 }
 
 /**
  * Reads each counter of `changes` and answers the batch op that adds its deltas (a count
- * never goes below 0), conditional on the counter as read. A counter that is not there
- * and would only lose is left alone, as `adjustCount` does: giving back to a count that
- * is gone (a deleted form's) recreates nothing. Changes that add up to nothing are left out.
+ * never goes below 0) and sets its `fields`, conditional on the counter as read. A counter
+ * that is not there and would only lose is left alone, as `adjustCount` does: giving back to
+ * a count that is gone (a deleted form's) recreates nothing. Changes that add up to nothing
+ * and set no field are left out.
  */
 export async function countOps(ctx: Context, changes: CountChange[]): Promise<BatchOp[]> {
   const ops: BatchOp[] = [];
-  for (const { key, deltas } of changes) {
+  for (const { key, deltas, fields } of changes) {
     const moving = Object.entries(deltas).filter(([, delta]) => delta !== 0);
-    if (moving.length === 0) continue;
+    if (moving.length === 0 && !fields) continue;
     const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
     if (!stored && moving.every(([, delta]) => delta < 0)) continue;
     const counts = { ...stored?.record.counts };
     for (const [name, delta] of moving) counts[name] = Math.max(0, (counts[name] ?? 0) + delta);
-    ops.push(counterOp(key, stored, counts));
+    ops.push(counterOp(key, stored, counts, fields?.(stored)));
   }
   return ops;
 }

@@ -77,7 +77,12 @@ export function claimedRecord(
   at: string,
 ): AttachmentRecord {
   const { claim_token: _, ...claimed } = record;
-  return { ...claimed, submission_id: submissionId, modified_date_utc: at };
+  return { ...claimed, ...claimFields(submissionId, at) };
+}
+
+/** The fields a claim sets: the same whether it replaces the record or patches it. */
+function claimFields(submissionId: string, at: string) {
+  return { submission_id: submissionId, modified_date_utc: at };
 }
 
 /** The bytes of the files `claims` holds. */
@@ -106,7 +111,8 @@ export function claimOps(
         op: "patch",
         ...place,
         id: record.id,
-        set: { submission_id: submissionId, modified_date_utc: at },
+        // It leaves the record as claimedRecord does: these fields set, the token removed.
+        set: claimFields(submissionId, at),
         token: { field: "claim_token", value: token },
         previous: record,
       };

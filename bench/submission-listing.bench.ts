@@ -4,7 +4,9 @@
  * store), each served from a fresh server process (`submission-server.ts`) over real HTTP.
  * For each: the time to start over the data, the first page of the fresh server, the p50 of
  * pages of 100 in random date windows (mostly segments not loaded yet) and in one window
- * again and again (loaded), and the server's resident memory idle and after 50 pages. Three rounds, medians. Run: `node --import tsx bench/submission-listing.bench.ts`.
+ * again and again (loaded), and the server's resident memory idle and after 50 pages. Three
+ * rounds, medians.
+ * Run: `node --conditions=formwork-source --import tsx bench/submission-listing.bench.ts`.
  */
 import { rm } from "node:fs/promises";
 import { residentMiB } from "./resident-memory.ts";

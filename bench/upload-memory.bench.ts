@@ -10,7 +10,7 @@
  * server's first 100 MiB upload: a fresh Node process keeps about 35 MiB of socket read
  * buffers until its first GC, whoever handles them (issue 12).
  * Reports, never asserts: it fails only when an upload fails or stores the wrong size.
- * Run: `node --import tsx bench/upload-memory.bench.ts`.
+ * Run: `node --conditions=formwork-source --import tsx bench/upload-memory.bench.ts`.
  */
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -53,10 +53,13 @@ function recordIdOf(itemId: string): string {
  * @throws {TypeError} when the record has a field of the item's own name (`pk`)
  */
 export function itemOf(record: StoreRecord, pk: string): Item {
-  if (Object.hasOwn(record, partitionKeyField)) {
-    throw new TypeError(`cosmos store: records may not have a field named ${partitionKeyField}`);
-  }
+  if (Object.hasOwn(record, partitionKeyField)) throw keyFieldRefused();
   return { ...record, id: itemIdOf(record.id), [partitionKeyField]: pk };
+}
+
+/** The error for a record, or a patch, that names the item's own field (`pk`). */
+export function keyFieldRefused(): TypeError {
+  return new TypeError(`cosmos store: records may not have a field named ${partitionKeyField}`);
 }
 
 /** The record an item stores, without the bookkeeping fields. */

@@ -19,6 +19,7 @@ import {
   type Item,
   itemIdOf,
   itemOf,
+  keyFieldRefused,
   partitionKeyField,
   partitionKeyOf,
   storedOf,
@@ -83,7 +84,7 @@ export class CosmosStore implements Store {
     const pk = partitionKeyOf(op.collection, op.partition);
     const { field, value } = op.token;
     if (field === partitionKeyField || Object.hasOwn(op.set, partitionKeyField)) {
-      throw new TypeError(`cosmos store: records may not have a field named ${partitionKeyField}`);
+      throw keyFieldRefused();
     }
     const operations: PatchOperation[] = Object.entries(op.set).map(([name, set]) => ({
       op: "set",

@@ -17,6 +17,9 @@ export type Claimable =
   | (Stored<AttachmentRecord> & { token?: undefined })
   | { record: AttachmentRecord; token: string; etag?: undefined };
 
+/** Where S2 finds files to claim unread: the upload `id` as known, if it is. */
+export type HeldUploads = (id: string) => Claimable | undefined;
+
 /**
  * The attachments named in the file fields of `fields` that the submission does not hold
  * yet, as read, for {@link claimOps}. Each id must be an attachment of this form, uploaded
@@ -31,7 +34,7 @@ export async function readClaimable(
   submissionId: string,
   definition: FormDefinition,
   fields: SubmittedField[],
-  held?: (id: string) => Claimable | undefined,
+  held?: HeldUploads,
 ): Promise<Claimable[]> {
   const fileFields = fileFieldNames(definition);
   const toClaim: Claimable[] = [];

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Stored } from "../../ports/store.ts";
 import type { CounterRecord } from "../quotas/counters.ts";
 import type { AttachmentRecord } from "../submissions/submission-record.ts";
-import type { Claimable } from "./attachment-claims.ts";
+import type { Claimable, HeldUploads } from "./attachment-claims.ts";
 import type { SettledUploads } from "./settled-uploads.ts";
 
 /**
@@ -80,7 +80,7 @@ export function waitingWithout(
 export function heldUploads(
   settled: SettledUploads,
   counter: Stored<CounterRecord> | null,
-): (id: string) => Claimable | undefined {
+): HeldUploads {
   const waiting = waitingUploadsOf(counter);
   return (id) => {
     const held = settled.get(id);

@@ -8,6 +8,7 @@ import {
   type Claimable,
   claimedRecord,
   claimOps,
+  type HeldUploads,
   readClaimable,
 } from "../attachments/attachment-claims.ts";
 import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
@@ -176,7 +177,7 @@ async function checkPost(
   snapshot: FormSnapshot,
   fields: SubmittedField[],
   draft: boolean,
-  held: ((id: string) => Claimable | undefined) | undefined,
+  held: HeldUploads | undefined,
 ): Promise<CheckedPost> {
   const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);

@@ -17,6 +17,13 @@
  * and grows as the server gets slower than the client; lowdb's group commit answers a group
  * at once. Held on both sides, the ratio is that of the request paths' own costs, without
  * the wake-ups; held on one side only, it would overstate S2.
+ *
+ * Two more diagnostic rows calibrate the goal: the bare handler made to spend a fixed
+ * {@link BUSY_MICROSECONDS} of CPU on each request (`BENCH_BUSY_US`), as a share of the
+ * bare handler as served. On a loopback where the load generator shares the machine, each
+ * microsecond a server spends beyond the generator's pace also costs a wake-up of the
+ * generator, so the ratio falls much faster than the work grows; these rows show how much
+ * work per request a ratio leaves room for, in this run.
  */
 import { rm } from "node:fs/promises";
 import autocannon from "autocannon";
@@ -30,6 +37,14 @@ const CONNECTIONS = 50;
 const WARM_UP_SECONDS = 1;
 const SECONDS = 8;
 const ROUNDS = 3;
+/**
+ * The fixed work per request of the calibration rows, in µs. On the 2-core VM of issue 12
+ * they bracket the memory store's goal: 12 µs gave 0.67–0.69 × bare and 24 µs 0.54–0.55,
+ * so 0.6 leaves a handler about 18 µs of work beyond the bare one. 24 µs is about what S2
+ * on the memory store costs beyond the bare handler when both are held (57 against 33 µs
+ * of server CPU per request).
+ */
+const BUSY_MICROSECONDS = [12, 24];
 /** Issue 12's goals, as a share of the bare handler's requests per second. */
 const goals = { memory: 0.6, lowdb: 0.5 };
 const submission = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
@@ -109,6 +124,11 @@ try {
     goal: null,
     results: [],
   };
+  const busy = BUSY_MICROSECONDS.map((microseconds) => ({
+    name: `diagnostic: bare handler + ${microseconds} µs of CPU work per request`,
+    goal: null,
+    results: [] as autocannon.Result[],
+  }));
   const lowdb = seeded.map(({ size }) => ({
     name: `S2, lowdb, ${size} submissions`,
     goal: goals.lowdb,
@@ -121,6 +141,13 @@ try {
       await measure({ BENCH_HANDLER: "bare", BENCH_HOLD_RESPONSES: "1" }, v7()),
     );
     held.results.push(await measure({ BENCH_HANDLER: "memory", BENCH_HOLD_RESPONSES: "1" }));
+    for (const [i, microseconds] of BUSY_MICROSECONDS.entries()) {
+      const result = await measure(
+        { BENCH_HANDLER: "bare", BENCH_BUSY_US: `${microseconds}` },
+        v7(),
+      );
+      busy[i]?.results.push(result);
+    }
     for (const [i, { directory, formId }] of seeded.entries()) {
       const result = await measure({ BENCH_HANDLER: "formwork", DATA_DIR: directory }, formId);
       lowdb[i]?.results.push(result);
@@ -135,7 +162,7 @@ try {
   console.log(
     `${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up, ${SECONDS} s measured, ${ROUNDS} rounds; each server in a child process; submissions held after: ${stored.join(", ")}`,
   );
-  const scenarios = [bare, memory, ...lowdb];
+  const scenarios = [bare, memory, ...lowdb, ...busy];
   console.table([
     ...scenarios.map((scenario) => row(scenario, bare.results)),
     ...[heldBare, held].map((scenario) => row(scenario, heldBare.results)),

@@ -8,6 +8,9 @@
  * written, so that the responses of one turn go out together: a diagnostic of what writing
  * responses one at a time costs on loopback (request-path.bench.ts), not how `npm start`
  * serves.
+ * `BENCH_BUSY_US=n` makes the bare handler spend n µs of CPU on each request, as a form
+ * service's own work would: a diagnostic of how much work a ratio to the bare handler leaves
+ * room for (request-path.bench.ts).
  * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
  */
 import { serve } from "@hono/node-server";
@@ -19,11 +22,18 @@ import { createFormService } from "../src/index.ts";
 
 type Handler = (request: Request, clientAddress: string | undefined) => Promise<Response>;
 
-/** A POST route that reads a JSON body and answers a small JSON object: the floor. */
-function bareHandler(): { fetch: Handler; close(): Promise<void> } {
+/**
+ * A POST route that reads a JSON body and answers a small JSON object: the floor; with
+ * `busyMicroseconds`, the floor plus that much CPU work per request.
+ */
+function bareHandler(busyMicroseconds: number): { fetch: Handler; close(): Promise<void> } {
   const router = Router();
   router.post("/api/form/:formId/submission", async (request) => {
     const body = (await request.json()) as { form_fields?: unknown[] };
+    const until = performance.now() + busyMicroseconds / 1000;
+    while (busyMicroseconds > 0 && performance.now() < until) {
+      // Busy on this thread, as handling the post would be.
+    }
     return Response.json({
       id: v7(),
       message: "Submission posted successfully",
@@ -64,7 +74,7 @@ if (kind !== "bare" && kind !== "memory" && !(kind === "formwork" && directory))
 }
 const handler: { fetch: Handler; close(): Promise<void> } =
   kind === "bare"
-    ? bareHandler()
+    ? bareHandler(Number(process.env.BENCH_BUSY_US ?? 0))
     : await formworkHandler(kind === "memory" ? null : (directory as string));
 const hold = process.env.BENCH_HOLD_RESPONSES === "1";
 const hostname = "127.0.0.1";

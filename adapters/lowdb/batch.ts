@@ -1,10 +1,9 @@
 import {
   type BatchOp,
   batchOpId,
+  batchOpRecord,
   checkBatch,
-  patchApplies,
-  patchedRecord,
-  StoreConflictError,
+  checkBatchOp,
   type Stored,
   type StoreRecord,
 } from "formwork/ports";
@@ -49,17 +48,7 @@ export async function runBatch(
         const segment =
           partition.view.loadedSegmentFor(id) ?? (await partition.view.segmentFor(id));
         const before = segment.records.get(id);
-        if (op.op === "create" && before) throw new StoreConflictError("exists");
-        if (op.op !== "create") {
-          if (!before) throw new StoreConflictError("etag", "record is missing");
-          if (
-            op.op === "patch"
-              ? !patchApplies(op, before.record)
-              : op.ifMatch !== undefined && op.ifMatch !== before.etag
-          ) {
-            throw new StoreConflictError("etag");
-          }
-        }
+        checkBatchOp(op, before);
         // Literals without a spread: `{ ...place, … }` costs a slow copy on every op.
         const { collection: c, name: p } = partition;
         if (op.op === "delete") {
@@ -67,9 +56,7 @@ export async function runBatch(
           changes.push({ c, p, o: "del", i: id });
           results.push(null);
         } else {
-          const record =
-            op.op === "patch" ? patchedRecord(op, (before as Entry).record) : op.record;
-          const stored = segment.put(record);
+          const stored = segment.put(batchOpRecord(op, before));
           changes.push({ c, p, o: "put", r: stored.record, e: stored.etag });
           results.push(stored);
         }

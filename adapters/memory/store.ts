@@ -1,13 +1,13 @@
 import {
   type BatchOp,
   batchOpId,
+  batchOpRecord,
   checkBatch,
+  checkBatchOp,
   copyRecord,
   etagSource,
   evaluateQuery,
   type Page,
-  patchApplies,
-  patchedRecord,
   type Query,
   type Store,
   StoreConflictError,
@@ -127,13 +127,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       // Every condition is checked before anything is written; nothing awaits in between.
       checkBatch(ops);
       for (const op of ops) {
-        const entry = recordsOf(op.collection, op.partition).get(batchOpId(op));
-        if (op.op === "create") {
-          if (entry) throw new StoreConflictError("exists");
-        } else if (!entry) throw new StoreConflictError("etag", "record is missing");
-        else if (op.op === "patch") {
-          if (!patchApplies(op, entry.record)) throw new StoreConflictError("etag");
-        } else checkEtag(entry, op);
+        checkBatchOp(op, recordsOf(op.collection, op.partition).get(batchOpId(op)));
       }
       return ops.map((op) => {
         const records = partitionOf(op.collection, op.partition);
@@ -141,8 +135,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
           records.delete(op.id);
           return null;
         }
-        const record =
-          op.op === "patch" ? patchedRecord(op, (records.get(op.id) as Entry).record) : op.record;
+        const record = batchOpRecord(op, records.get(batchOpId(op)));
         return put(records, record) as Stored<StoreRecord>;
       });
     },

@@ -8,10 +8,10 @@ import { randomUUID } from "node:crypto";
 import {
   type BatchOp,
   batchOpId,
+  batchOpRecord,
   checkBatch,
+  checkBatchOp,
   evaluateQuery,
-  patchApplies,
-  patchedRecord,
   type Query,
   type Store,
   StoreConflictError,
@@ -134,22 +134,10 @@ export function createJsonFileStore(path: string): Store {
         const changes = ops.map((op): Change => {
           const id = batchOpId(op);
           const current = entryOf(d, op.collection, op.partition, id);
-          // A batch's replace, delete or patch needs its record, with or without a condition.
-          if (op.op !== "create" && !current)
-            throw new StoreConflictError("etag", "record is missing");
-          if (op.op === "patch") {
-            // A patch lands on the token its record holds, not on an etag.
-            if (!patchApplies(op, (current as Entry).record)) throw new StoreConflictError("etag");
-            const record = patchedRecord(op, (current as Entry).record);
-            return {
-              collection: op.collection,
-              partition: op.partition,
-              id,
-              entry: newEntry(record),
-            };
-          }
-          check(current, op.op, op.op === "create" ? undefined : op.ifMatch);
-          const entry = op.op === "delete" ? undefined : newEntry(op.record);
+          // A batch's replace, delete or patch needs its record, with or without a condition
+          // (a patch's is the token its record holds, not an etag).
+          checkBatchOp(op, current);
+          const entry = op.op === "delete" ? undefined : newEntry(batchOpRecord(op, current));
           return { collection: op.collection, partition: op.partition, id, entry };
         });
         await commit(d, changes);

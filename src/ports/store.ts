@@ -199,7 +199,7 @@ export type BatchOp =
  * while the record's field `token.field` holds the string `token.value`, and it removes that
  * field, so the same token never lands twice. Otherwise it fails like a replace with a stale
  * `ifMatch` (`"etag"`), also when the record is missing. The stored record becomes
- * {@link patchedRecord}.
+ * {@link batchOpRecord} of it.
  *
  * Fields are plain names (`[A-Za-z_][A-Za-z0-9_]*`, not `id`), `set` names at most 9 and not
  * the token's field, and the token is lowercase letters, digits and hyphens, so that every store
@@ -228,10 +228,41 @@ export function patchApplies(op: PatchOp, record: StoreRecord): boolean {
 }
 
 /** `record` as the patch `op` leaves it (a new object): `set` applied, the token removed. */
-export function patchedRecord(op: PatchOp, record: StoreRecord): StoreRecord {
+function patchedRecord(op: PatchOp, record: StoreRecord): StoreRecord {
   const next: Record<string, unknown> = { ...record, ...op.set };
   delete next[op.token.field];
   return next as unknown as StoreRecord;
+}
+
+/**
+ * Checks a batch op against the record it writes as stored now (`current`, `undefined` when
+ * there is none), as a store's batch does before it writes anything: a create needs its id
+ * free; a replace, delete or patch needs the record, with the etag of its `ifMatch` when it
+ * names one, or the patch's token.
+ * @throws {StoreConflictError} `"exists"` or `"etag"`
+ */
+export function checkBatchOp(op: BatchOp, current: Stored<StoreRecord> | undefined): void {
+  if (op.op === "create") {
+    if (current) throw new StoreConflictError("exists");
+    return;
+  }
+  if (!current) throw new StoreConflictError("etag", "record is missing");
+  const holds =
+    op.op === "patch"
+      ? patchApplies(op, current.record)
+      : op.ifMatch === undefined || op.ifMatch === current.etag;
+  if (!holds) throw new StoreConflictError("etag");
+}
+
+/**
+ * The record a create, replace or patch op writes, over `current`, the one stored (as
+ * {@link checkBatchOp} passed it): the op's own, or the stored one as a patch leaves it.
+ */
+export function batchOpRecord(
+  op: Exclude<BatchOp, { op: "delete" }>,
+  current: Stored<StoreRecord> | undefined,
+): StoreRecord {
+  return op.op === "patch" ? patchedRecord(op, (current as Stored<StoreRecord>).record) : op.record;
 }
 
 const patchField = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -3,6 +3,7 @@
  * a `Store` on the same data, bypassing the servers), measured against what the clients were
  * told and what the receivers got. Every measure is 0 when the crash promises hold.
  */
+import { outboxPartitions } from "../../src/domain/webhooks/outbox-partitions.ts";
 import { queryAll } from "../../src/ports/query-all.ts";
 import type { Store } from "../../src/ports/store.ts";
 import { deliveredIds, fields, type LoadedForm, type Receivers } from "./crash-world.ts";
@@ -53,6 +54,8 @@ export interface Snapshot {
   storage: Counts;
   /** The partner customer's counter of this month's submissions. */
   monthly: Counts;
+  /** The outbox entries left, for the summary: how many of each kind, held by an instance or not. */
+  outbox: Map<string, number>;
 }
 
 /** Reads the records of `forms` and the customer's counters from `store`. */
@@ -77,7 +80,21 @@ export async function readSnapshot(
     forms: await Promise.all(forms.map(read)),
     storage: await counts("customer_counters", customerId, "total_file_storage"),
     monthly: await counts("customer_counters", customerId, `monthly_form_submissions:${month}`),
+    outbox: await outboxLeft(store),
   };
+}
+
+/** The outbox entries left, counted by kind and by whether an instance holds them. */
+async function outboxLeft(store: Store): Promise<Map<string, number>> {
+  type Entry = { id: string; kind?: string; lease_owner: string | null };
+  const left = new Map<string, number>();
+  for (const partition of outboxPartitions) {
+    for (const entry of await queryAll<Entry>(store, "webhook_outbox", partition)) {
+      const name = `${entry.kind ?? "webhook"} ${entry.lease_owner ? "leased" : "queued"}`;
+      left.set(name, (left.get(name) ?? 0) + 1);
+    }
+  }
+  return left;
 }
 
 /** The measures of one check, each 0 when its promise holds (per form where it says so). */
@@ -167,7 +184,12 @@ export function promisesHold(measures: Measures): boolean {
 }
 
 /** The one-line summary of a scenario. */
-export function summaryLine(scenario: string, facts: Record<string, unknown>, m: Measures) {
+export function summaryLine(
+  scenario: string,
+  facts: Record<string, unknown>,
+  m: Measures,
+  snapshot: Snapshot,
+) {
   const parts = {
     ...facts,
     lost: m.lost,
@@ -181,6 +203,7 @@ export function summaryLine(scenario: string, facts: Record<string, unknown>, m:
     "files missing": m.filesMissing,
     "mails missing": m.mailsMissing,
     "destinations missing": m.destinationsMissing,
+    "outbox left": [...snapshot.outbox].map(([kind, count]) => `${count} ${kind}`).join(" + ") || 0,
   };
   const text = Object.entries(parts).map(([name, value]) => `${name} ${value}`);
   return `${scenario}: ${text.join(", ")}`;

@@ -97,6 +97,7 @@ export async function runScenario(t: TestContext, scenario: Scenario): Promise<v
       "total s": ((Date.now() - started) / 1000).toFixed(1),
     },
     measures,
+    snapshot,
   );
   t.diagnostic(line);
   t.diagnostic(`${scenario.name} answers: ${describeAnswers(answers)}`);

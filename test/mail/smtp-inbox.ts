@@ -52,6 +52,11 @@ export async function startInbox(options: InboxOptions = {}) {
       );
     },
   });
+  // A sender killed mid-session (the crash tests kill -9 servers) resets its connection: no
+  // failure of the inbox. Without a listener, smtp-server's "error" event would throw.
+  server.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "ECONNRESET" && error.code !== "EPIPE") throw error;
+  });
   server.listen(options.port ?? 0, "127.0.0.1");
   await once(server.server, "listening");
   const { port } = server.server.address() as AddressInfo;

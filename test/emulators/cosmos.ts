@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { after } from "node:test";
 import { CosmosClient } from "@azure/cosmos";
 import { createHttpsServer } from "@vercel/cosmosdb-server";
+import { makeStandInBatchesAtomic } from "../../examples/azure/atomic-batches.ts";
 
 /** What one request to the emulator was. */
 export type RequestKind =
@@ -43,6 +44,8 @@ export interface CosmosEmulator {
 
 /** Starts an emulator, stopped again after the test file. */
 export async function startCosmosEmulator(): Promise<CosmosEmulator> {
+  // Transactional batches all or nothing, as on Cosmos DB (examples/azure/atomic-batches.ts).
+  makeStandInBatchesAtomic();
   const server = createHttpsServer({ keepAlive: true });
   const [serve] = server.listeners("request") as ((
     q: IncomingMessage,

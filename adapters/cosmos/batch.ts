@@ -39,7 +39,15 @@ import {
   storedOf,
 } from "./documents.ts";
 import { cosmosError } from "./errors.ts";
-import { type CreateOp, intentItemOf, removeCreated, rollForward } from "./intents.ts";
+import {
+  abortIntent,
+  type CreateOp,
+  type IntentItem,
+  intentItemOf,
+  markerItemOf,
+  removeCreated,
+  rollForward,
+} from "./intents.ts";
 
 /** The most operations Cosmos DB takes in one transactional batch. */
 export const transactionalBatchLimit = 100;
@@ -56,8 +64,8 @@ export interface OpByOpStore extends Store {
 /** What {@link writeBatch} needs besides the container. */
 export interface BatchWriter {
   store: OpByOpStore;
-  /** Removes the intent `id` in partition key `pk`, its creates all written; not awaited. */
-  forget(pk: string, id: string): void;
+  /** Removes `intent`, its batch all written; not awaited. */
+  forget(intent: IntentItem): void;
   now(): number;
 }
 
@@ -85,6 +93,11 @@ export async function writeBatch(
     indexes.some((index) => (ops[index] as BatchOp).op !== "create"),
   );
   const [anchor, anchorIndexes] = conditional[0] ?? [first, byKey.get(first) as number[]];
+  if (conditional.length === 2 && (conditional[1] as [string, number[]])[1].length < 100) {
+    if (anchorIndexes.length < transactionalBatchLimit) {
+      return writeTwoPhase(container, ops, conditional[1] as [string, number[]], anchor, writer);
+    }
+  }
   if (conditional.length > 1 || anchorIndexes.length >= transactionalBatchLimit) {
     return batchInOrder(writer.store, ops);
   }
@@ -109,7 +122,63 @@ export async function writeBatch(
     throw error;
   });
   for (const [n, index] of restIndexes.entries()) results[index] = written[n] ?? null;
-  writer.forget(anchor, intent.id);
+  writer.forget(intent);
+  return results;
+}
+
+/**
+ * A batch with conditional ops in two partition keys: the ops of the second (`prepared`)
+ * first, with a prepared intent, as one transactional batch; then the commit, the ops of
+ * the first partition key (`commitPk`) with the intent's marker, as another. A commit that
+ * fails (a condition, or an abort marker that recovery wrote first) is taken back with the
+ * prepared ops (`abortIntent`); a crash between the two leaves a prepared intent, which
+ * recovery takes back. The creates elsewhere follow the commit, as in {@link writeBatch}.
+ */
+async function writeTwoPhase(
+  container: Container,
+  ops: readonly BatchOp[],
+  [preparedPk, preparedIndexes]: [string, number[]],
+  commitPk: string,
+  writer: BatchWriter,
+): Promise<(Stored<StoreRecord> | null)[]> {
+  const at = (indexes: number[]) => indexes.map((index) => ops[index] as BatchOp);
+  const preparedOps = await withPrevious(writer.store, at(preparedIndexes));
+  // The commit: every op of its partition key. The rest, all creates, follow it.
+  const others = ops.map((_, index) => index).filter((i) => !preparedIndexes.includes(i));
+  const pkOf = (index: number) =>
+    placeOf((ops[index] as BatchOp).collection, (ops[index] as BatchOp).partition).pk;
+  const inCommit = others.filter((index) => pkOf(index) === commitPk);
+  const createIndexes = others.filter((index) => pkOf(index) !== commitPk);
+  const commitOps = await withPrevious(writer.store, at(inCommit));
+  const creates = at(createIndexes) as CreateOp[];
+  const now = writer.now();
+  const intent = intentItemOf(preparedPk, creates, now, { commitPk, ops: preparedOps });
+  const prepared = await transactionalBatch(container, preparedPk, preparedOps, intent);
+  let committed: (Stored<StoreRecord> | null)[];
+  try {
+    committed = await transactionalBatch(
+      container,
+      commitPk,
+      commitOps,
+      markerItemOf(intent, "committed", now),
+    );
+  } catch (error) {
+    if ((await abortIntent(container, intent, writer.now())) === "committed") {
+      throw new Error("cosmos store: a commit both failed and landed", { cause: error });
+    }
+    // The marker's create failed: recovery took the batch back first (a writer that slow
+    // lost a race, as to a changed etag).
+    if (error instanceof StoreConflictError && failedOpOf(error) === commitOps.length) {
+      throw new StoreConflictError("etag", "taken back by recovery", { cause: error });
+    }
+    throw error;
+  }
+  const results: (Stored<StoreRecord> | null)[] = new Array(ops.length);
+  for (const [n, index] of preparedIndexes.entries()) results[index] = prepared[n] ?? null;
+  for (const [n, index] of inCommit.entries()) results[index] = committed[n] ?? null;
+  const written = await rollForward(container, creates);
+  for (const [n, index] of createIndexes.entries()) results[index] = written[n] ?? null;
+  writer.forget(intent);
   return results;
 }
 
@@ -173,6 +242,11 @@ async function undoAnchor(
   }
   operations.push({ operationType: "Delete", id: intentId, partitionKey: pk });
   await container.items.batch(operations, pk);
+}
+
+/** Which operation of its transactional batch failed a conflict {@link transactionalBatch} threw. */
+function failedOpOf(error: StoreConflictError): number | undefined {
+  return (error.cause as { failedOp?: number } | undefined)?.failedOp;
 }
 
 /** The transactional batch operation that writes `op`. */
@@ -245,11 +319,14 @@ export async function transactionalBatch(
   }
   const response = await container.items.batch(operations, pk);
   const results = (response.result ?? []) as OperationResponse[];
-  const failed = results.find((result) => result.statusCode >= 400 && result.statusCode !== 424);
-  if (failed || results.length !== operations.length) {
-    const status = failed?.statusCode ?? response.code;
-    if (status === 409) throw new StoreConflictError("exists");
-    if (status === 404 || status === 412) throw new StoreConflictError("etag");
+  const failedAt = results.findIndex(
+    (result) => result.statusCode >= 400 && result.statusCode !== 424,
+  );
+  if (failedAt >= 0 || results.length !== operations.length) {
+    const status = results[failedAt]?.statusCode ?? response.code;
+    const failedOp = { cause: { failedOp: failedAt } };
+    if (status === 409) throw new StoreConflictError("exists", undefined, failedOp);
+    if (status === 404 || status === 412) throw new StoreConflictError("etag", undefined, failedOp);
     throw cosmosError(`batch failed with status ${status}`);
   }
   return results.map((result, index) =>

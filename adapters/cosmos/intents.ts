@@ -14,10 +14,17 @@
 import { randomUUID } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { Container, JSONObject, OperationInput, OperationResponse } from "@azure/cosmos";
-import { type BatchOp, StoreConflictError, type Stored, type StoreRecord } from "formwork/ports";
+import {
+  type BatchOp,
+  batchOpId,
+  StoreConflictError,
+  type Stored,
+  type StoreRecord,
+} from "formwork/ports";
 import {
   collectionField,
   type Item,
+  itemIdOf,
   itemOf,
   partitionKeyField,
   placeOf,
@@ -25,6 +32,7 @@ import {
   storedOf,
 } from "./documents.ts";
 import { isItemNotFound, statusOf } from "./errors.ts";
+import { sameRecord, undoOperation } from "./undo.ts";
 
 /** A create op of a batch, the only kind an intent carries. */
 export type CreateOp = Extract<BatchOp, { op: "create" }>;
@@ -32,34 +40,83 @@ export type CreateOp = Extract<BatchOp, { op: "create" }>;
 /** The collection field of intents: not a name the Store port accepts, so never a record's. */
 export const intentCollection = "~intent";
 
+/** The collection field of the markers that say whether a prepared intent committed. */
+export const markerCollection = "~marker";
+
 /** An intent as stored. */
-interface IntentItem extends Item {
+export interface IntentItem extends Item {
   /** When it was written, in milliseconds since the epoch (the writer's clock). */
   at: number;
-  /** The creates, as JSON, deflated and in base64: one copy of a submission per webhook compresses well. */
+  /**
+   * The creates, as JSON, deflated and in base64: one copy of a submission per webhook
+   * compresses well.
+   */
   creates: string;
+  /**
+   * A prepared intent's (batch.ts, two conditional partition keys): the partition key of the
+   * commit, which holds its marker once committed, and the ops written with the intent, each
+   * carrying the record it wrote over (`previous`), to take them back when it never commits.
+   */
+  prepared?: { commitPk: string; ops: string };
 }
 
-/** The intent item that commits `creates` in partition key `pk`. */
-export function intentItemOf(pk: string, creates: readonly CreateOp[], at: number): Item {
+/** A marker: its commit's, or an abort that keeps the commit from ever landing. */
+interface MarkerItem extends Item {
+  at: number;
+  state: "committed" | "aborted";
+}
+
+/**
+ * The intent item, in partition key `pk`, that commits `creates`; a prepared one (two-phase)
+ * also names its commit's partition key and the ops written with it.
+ */
+export function intentItemOf(
+  pk: string,
+  creates: readonly CreateOp[],
+  at: number,
+  prepared?: { commitPk: string; ops: readonly BatchOp[] },
+): IntentItem {
   const list = creates.map(({ collection, partition, record }) => ({
     collection,
     partition,
     record,
   }));
-  const packed = deflateRawSync(JSON.stringify(list)).toString("base64");
   return {
     id: `${intentCollection}:${randomUUID()}`,
     [partitionKeyField]: pk,
     [collectionField]: intentCollection,
     at,
-    creates: packed,
+    creates: pack(list),
+    ...(prepared ? { prepared: { commitPk: prepared.commitPk, ops: pack(prepared.ops) } } : {}),
   };
 }
 
+/** The marker item of `intent` in state `state`, in its commit's partition key. */
+export function markerItemOf(intent: IntentItem, state: MarkerItem["state"], at: number): Item {
+  return {
+    id: markerIdOf(intent),
+    [partitionKeyField]: intent.prepared?.commitPk,
+    [collectionField]: markerCollection,
+    at,
+    state,
+  };
+}
+
+function markerIdOf(intent: IntentItem): string {
+  return `${markerCollection}:${intent.id.slice(intent.id.indexOf(":") + 1)}`;
+}
+
+function pack(value: unknown): string {
+  return deflateRawSync(JSON.stringify(value)).toString("base64");
+}
+
+function unpack<T>(packed: string): T {
+  return JSON.parse(inflateRawSync(Buffer.from(packed, "base64")).toString("utf8")) as T;
+}
+
 function createsOf(intent: IntentItem): CreateOp[] {
-  const list = JSON.parse(inflateRawSync(Buffer.from(intent.creates, "base64")).toString("utf8"));
-  return (list as Omit<CreateOp, "op">[]).map((create) => ({ op: "create", ...create }));
+  const list = unpack<Omit<CreateOp, "op">[]>(intent.creates);
+  return list.map((create) => ({ op: "create", ...create }));
 }
 
 /**
@@ -140,18 +197,6 @@ async function createOne(
   throw new StoreConflictError("exists");
 }
 
-/** Whether two records are the same JSON (records are JSON data; key order may differ). */
-function sameRecord(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) =>
-    sameRecord((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  );
-}
-
 /**
  * Takes back the creates of `creates` that hold their op's record (after a create failed on
  * an id held by another record): best effort, each conditional on the etag it has.
@@ -174,8 +219,14 @@ export async function removeCreated(container: Container, creates: readonly Crea
   }
 }
 
-/** Removes the intent `id` of partition key `pk` (finished); gone already is fine. */
-export async function removeIntent(container: Container, pk: string, id: string): Promise<void> {
+/** Removes the finished intent `intent`, and its marker when it has one; gone already is fine. */
+export async function removeIntent(container: Container, intent: IntentItem): Promise<void> {
+  const commitPk = intent.prepared?.commitPk;
+  if (commitPk !== undefined) await deleteIfThere(container, markerIdOf(intent), commitPk);
+  await deleteIfThere(container, intent.id, intent[partitionKeyField] as string);
+}
+
+async function deleteIfThere(container: Container, id: string, pk: string): Promise<void> {
   try {
     await container.item(id, pk).delete();
   } catch (error) {
@@ -184,13 +235,69 @@ export async function removeIntent(container: Container, pk: string, id: string)
 }
 
 /**
+ * Takes back a prepared intent that has not committed, and keeps it from ever committing:
+ * first an abort marker where its commit would write its marker (a commit that comes after
+ * then fails on it, atomically), then its ops taken back from the records as they are now
+ * (undo.ts), in one transactional batch with the intent's removal, so that it is taken back
+ * once however many instances try. Safe to call from the batch that wrote it and from any
+ * number of recoveries at once.
+ * @returns `"committed"` when the intent had committed (nothing taken back), else `"aborted"`
+ */
+export async function abortIntent(
+  container: Container,
+  intent: IntentItem,
+  now: number,
+): Promise<"committed" | "aborted"> {
+  const commitPk = intent.prepared?.commitPk as string;
+  try {
+    await container.items.create(markerItemOf(intent, "aborted", now), noGeneratedIds);
+  } catch (error) {
+    if (statusOf(error) !== 409) throw error;
+    const { resource } = await container.item(markerIdOf(intent), commitPk).read<MarkerItem>();
+    if (resource?.state === "committed") return "committed";
+  }
+  const ops = unpack<BatchOp[]>(intent.prepared?.ops ?? "W10=");
+  const pk = intent[partitionKeyField] as string;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const current = await Promise.all(ops.map((op) => readItem(container, op)));
+    const operations: OperationInput[] = [];
+    for (const [index, op] of ops.entries()) {
+      const undo = undoOperation(op, current[index] as Item | undefined, pk);
+      if (undo) operations.push(undo);
+    }
+    operations.push({ operationType: "Delete", id: intent.id, partitionKey: pk });
+    const response = await container.items.batch(operations, pk);
+    const results = (response.result ?? []) as OperationResponse[];
+    if (results.length === operations.length && results.every((r) => r.statusCode < 300)) {
+      return "aborted";
+    }
+    // Gone: another instance took it back. Else a record changed under the undo: again.
+    if (!(await readIntent(container, pk, intent.id))) return "aborted";
+  }
+  throw new Error("cosmos store: could not take back an unfinished write; recovery tries again");
+}
+
+async function readItem(container: Container, op: BatchOp): Promise<Item | undefined> {
+  const place = placeOf(op.collection, op.partition);
+  const id = itemIdOf(place.collection, batchOpId(op));
+  return (await container.item(id, place.pk).read<Item>()).resource;
+}
+
+async function readIntent(container: Container, pk: string, id: string) {
+  return (await container.item(id, pk).read<IntentItem>()).resource;
+}
+
+/**
  * Finishes the intents written before `cutoff` (milliseconds since the epoch), at most `limit`
- * of them: writes their creates and removes them. Safe to run on many instances at once.
+ * of them: a committed one has its creates written, one that never committed is taken back
+ * ({@link abortIntent}); then it is removed, with its marker. Markers older than an hour are
+ * removed too. Safe to run on many instances at once.
  * @returns how many intents it finished
  */
 export async function recoverIntents(
   container: Container,
   cutoff: number,
+  now: number,
   limit = 100,
 ): Promise<number> {
   const spec = {
@@ -204,6 +311,10 @@ export async function recoverIntents(
   const page = await container.items.query<IntentItem>(spec, { maxItemCount: limit }).fetchNext();
   let finished = 0;
   for (const intent of page.resources) {
+    if (intent.prepared && (await abortIntent(container, intent, now)) === "aborted") {
+      finished++;
+      continue;
+    }
     try {
       await rollForward(container, createsOf(intent));
     } catch (error) {
@@ -211,14 +322,31 @@ export async function recoverIntents(
       // batch's own call undid what it could (batch.ts); nothing is left to finish.
       if (!(error instanceof StoreConflictError)) throw error;
     }
-    const pk = intent[partitionKeyField] as string;
-    await container
-      .item(intent.id, pk)
-      .delete()
-      .catch((error: unknown) => {
-        if (!isItemNotFound(error)) throw error;
-      });
+    await removeIntent(container, intent);
     finished++;
+  }
+  const markers = await container.items
+    .query<Item>(
+      {
+        query: `SELECT c.id, c.${partitionKeyField} FROM c WHERE c.${collectionField} = @coll AND c.at <= @cutoff`,
+        parameters: [
+          { name: "@coll", value: markerCollection },
+          { name: "@cutoff", value: now - markerLifeMs },
+        ],
+      },
+      { maxItemCount: limit },
+    )
+    .fetchNext();
+  for (const marker of markers.resources) {
+    await deleteIfThere(container, marker.id, marker[partitionKeyField] as string);
   }
   return finished;
 }
+
+/**
+ * How long an abort marker stays: longer than any write of the batch it aborted can still
+ * arrive at Cosmos DB (the SDK's timeouts and throttling retries add up to about a minute).
+ */
+const markerLifeMs = 60 * 60 * 1000;
+
+const noGeneratedIds = { disableAutomaticIdGeneration: true };

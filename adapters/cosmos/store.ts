@@ -17,7 +17,7 @@ import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
 import { type Item, itemIdOf, itemOf, placeOf, storedOf } from "./documents.ts";
 import { cosmosError, isItemNotFound, statusOf, translate } from "./errors.ts";
-import { recoverIntents, removeIntent } from "./intents.ts";
+import { type IntentItem, recoverIntents, removeIntent } from "./intents.ts";
 import { deleteAllItems } from "./partition-delete.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
 import { querySpecOf } from "./query-spec.ts";
@@ -174,8 +174,8 @@ export class CosmosStore implements Store {
    * @returns how many it finished
    */
   async recover(): Promise<number> {
-    const cutoff = Date.now() - this.recovery.graceMs;
-    return this.#call("recovery", (c) => recoverIntents(c, cutoff));
+    const now = Date.now();
+    return this.#call("recovery", (c) => recoverIntents(c, now - this.recovery.graceMs, now));
   }
 
   async close() {
@@ -186,10 +186,10 @@ export class CosmosStore implements Store {
     this.release();
   }
 
-  readonly #forget = (pk: string, id: string) => {
+  readonly #forget = (intent: IntentItem) => {
     const removing = this.container
       .get()
-      .then((c) => removeIntent(c, pk, id))
+      .then((c) => removeIntent(c, intent))
       // Left for recovery, which finds the intent and its creates written.
       .catch(() => {})
       .finally(() => this.#forgetting.delete(removing));

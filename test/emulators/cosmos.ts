@@ -37,7 +37,10 @@ export interface CosmosEmulator {
   client(): CosmosClient;
   /** Answers the next `count` requests with `status` (429 asks to retry after 1 ms). */
   failNext(count: number, status: number): void;
-  /** Runs `action` when the next request of `kind` arrives, and serves it only after. */
+  /**
+   * Runs `action` when the next request of `kind` arrives, and serves it only after, unless
+   * the action answers `"drop"`: the request is then never served (its connection is cut).
+   */
   before(kind: RequestKind, action: () => Promise<unknown>): void;
   stop(): Promise<void>;
 }
@@ -62,7 +65,10 @@ export async function startCosmosEmulator(): Promise<CosmosEmulator> {
     const hook = hooks.get(kind);
     if (hook) {
       hooks.delete(kind);
-      void hook().finally(() => serve(request, response));
+      void hook().then(
+        (outcome) => (outcome === "drop" ? request.socket.destroy() : serve(request, response)),
+        () => serve(request, response),
+      );
       return;
     }
     const fault = faults.shift();

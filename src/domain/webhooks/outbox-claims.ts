@@ -134,6 +134,8 @@ export async function settleDelivered(
           partition: claim.partition,
           id,
           ifMatch: claim.etag,
+          // Cosmos DB writes this batch in two phases and would read the entry otherwise.
+          previous: claim.record,
         },
       ]);
       return;

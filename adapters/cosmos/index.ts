@@ -2,11 +2,13 @@
  * The production `Store` over Azure Cosmos DB (`@azure/cosmos`, NoSQL API).
  *
  * Layout: one container (default `formwork`) holds every collection. An item is the record
- * plus `pk`, its partition key value `<collection>/<partition>`, so each (collection,
- * partition) pair of the Store port is one logical partition: a form's submissions, a
- * datalist's entries. Every operation is a point read or write by id and partition key, or
- * a single-partition query; none crosses partitions. See `README.md` beside this file for
- * the indexing policy, the requests each endpoint costs and how to outgrow 20 GB per form.
+ * plus `pk`, the Store partition, and `coll`, its collection, so every collection's records
+ * of one partition share one logical partition: a form's counter, submissions and files.
+ * Every operation is a point read or write by id and partition key, a single-partition
+ * query, or a transactional batch; a batch across partition keys is finished after a crash
+ * by the background recovery (intents.ts). See `README.md` beside this file for the crash
+ * promises, the indexing policy, the requests each endpoint costs and how to outgrow 20 GB
+ * per form.
  *
  * Etags are Cosmos DB's `_etag`; conditional writes send `If-Match`. Query pages carry
  * Cosmos DB's continuation tokens, wrapped so that a forged one is refused. Throttling (429)

@@ -11,6 +11,7 @@
  * - a batch with conditional ops in two or more partition keys goes op by op with undo, as
  *   before: the one shape a crash can still cut (the README names which writes have it).
  */
+import { Buffer } from "node:buffer";
 import type {
   Container,
   JSONObject,
@@ -51,6 +52,23 @@ import {
 
 /** The most operations Cosmos DB takes in one transactional batch. */
 export const transactionalBatchLimit = 100;
+
+/**
+ * Cosmos DB takes an item of at most 2 MB and a transactional batch request of at most 2 MB;
+ * these leave room for the item's system fields and the request's framing.
+ */
+const itemByteLimit = 1_900_000;
+const batchByteLimit = 1_800_000;
+
+function bytesOf(item: Item): number {
+  return Buffer.byteLength(JSON.stringify(item));
+}
+
+function opBytes(op: BatchOp): number {
+  return op.op === "delete"
+    ? 200
+    : Buffer.byteLength(JSON.stringify(op.op === "patch" ? op.set : op.record));
+}
 
 /** A store that {@link batchInOrder} runs a batch through: the port's calls, and a patch. */
 export interface OpByOpStore extends Store {
@@ -108,6 +126,12 @@ export async function writeBatch(
   const restIndexes = ops.map((_, index) => index).filter((i) => !anchorIndexes.includes(i));
   const rest = restIndexes.map((index) => ops[index] as CreateOp);
   const intent = intentItemOf(anchor, rest, writer.now());
+  if (bytesOf(intent) > itemByteLimit) return batchInOrder(writer.store, ops);
+  if (bytesOf(intent) + anchorOps.reduce((sum, op) => sum + opBytes(op), 0) > batchByteLimit) {
+    // Too large for one request with its intent: the intent goes first, alone (two phases
+    // with nothing prepared but the intent).
+    return writeTwoPhase(container, ops, [anchor, []], anchor, writer);
+  }
   const committed = await transactionalBatch(container, anchor, anchorOps, intent);
   const results: (Stored<StoreRecord> | null)[] = new Array(ops.length);
   for (const [n, index] of anchorIndexes.entries()) results[index] = committed[n] ?? null;

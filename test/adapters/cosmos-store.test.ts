@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -86,6 +86,41 @@ describe("cosmos store", () => {
       (error: Error) => error.name === "StoreConflictError",
     );
     await store.close();
+  });
+
+  it("writes a batch too large for one request with its intent, the intent first", async () => {
+    const store = open();
+    const counter = await store.create<Row>("counters", "form", { id: "form", n: 1 });
+    // Random text does not compress: the intent holds the delivery's whole copy.
+    const big = randomBytes(700_000).toString("base64");
+    const submission = { id: "s", n: 0, values: big };
+    const raised: Row = { id: "form", n: 2 };
+    emulator.requests.length = 0;
+    await store.batch([
+      {
+        op: "replace",
+        collection: "counters",
+        partition: "form",
+        record: raised,
+        ifMatch: counter.etag,
+      },
+      { op: "create", collection: "submissions", partition: "form", record: submission },
+      {
+        op: "create",
+        collection: "deliveries",
+        partition: "hook",
+        record: { ...submission, id: "d" },
+      },
+    ]);
+    // The intent alone, the commit with its marker, the delivery.
+    assert.equal(countKinds(emulator.requests).batch, 3);
+    assert.equal((await store.get<Row>("counters", "form", "form"))?.record.n, 2);
+    assert.equal((await store.get<Row>("deliveries", "hook", "d"))?.record.n, 0);
+    await store.close();
+    const { resources } = await containerOf(store)
+      .items.query({ query: 'SELECT VALUE COUNT(1) FROM c WHERE STARTSWITH(c.coll, "~")' })
+      .fetchAll();
+    assert.deepEqual(resources, [0], "the intent and its marker are removed");
   });
 
   it("keeps ids Cosmos DB refuses, and returns them as written", async () => {

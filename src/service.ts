@@ -71,7 +71,7 @@ export interface FormServiceOptions {
    * attempt it was making again (same `webhook-id`). Shorter: a dead instance's deliveries
    * resume sooner, for one store write per held delivery every third of it; too short for
    * the store's latency and event-loop pauses, and a live instance loses its claims and its
-   * attempts are repeated.
+   * attempts are repeated. The instances' clocks must agree to well within it.
    * @default 30000 (30 s)
    */
   webhookLeaseMs?: number;

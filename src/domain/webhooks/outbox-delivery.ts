@@ -53,6 +53,7 @@ async function deliverHeld(run: DeliveryRun, lease: HeldClaim): Promise<void> {
     attemptsMade: counted - 1,
     signal: run.signal,
     async beforeAttempt(attempt) {
+      // A later attempt is counted on the entry before it is made, so a crash counts it too.
       if (attempt !== counted && !(await lease.renew({ attempts_made: attempt }))) return false;
       attempted = attempt;
       return true;

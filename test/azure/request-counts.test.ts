@@ -248,7 +248,10 @@ function steps(f: Fixture, state: Record<string, string>): [string, () => Promis
       () => f.postElsewhere({ name_1: "Ann", colour_2: "green", cv_3: f.fileElsewhere }),
     ],
     ["S2 post a text-only submission", () => f.post({ name_1: "Bo" })],
-    ["S2 post a text-only submission to a form with a webhook", () => f.postHooked({ name_1: "Di" })],
+    [
+      "S2 post a text-only submission to a form with a webhook",
+      () => f.postHooked({ name_1: "Di" }),
+    ],
     [
       "S1 read a submission with one attachment",
       () => call("GET", `${f.form}/submission/${state.submission}`, as),

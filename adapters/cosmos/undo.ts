@@ -11,7 +11,10 @@ import { type Item, itemOf, placeOf, recordOf } from "./documents.ts";
 /**
  * The transactional batch operation that takes `op` back from `current` (its item now, or
  * `undefined` when there is none), in partition key `pk`, conditional on the item's etag;
- * `undefined` when there is nothing to take back. `op` carries `previous` (batch.ts).
+ * `undefined` when there is nothing to take back. `op` carries `previous` (batch.ts), and it
+ * was written: its intent, written with it, is still there. So a record that reads as it did
+ * before the write is not left alone: a later writer took something off it (a quota given
+ * back), and the write's own change still comes off.
  */
 export function undoOperation(
   op: BatchOp,
@@ -35,7 +38,6 @@ export function undoOperation(
   if (op.op === "create" && sameRecord(now, written)) {
     return { operationType: "Delete", id: current.id, partitionKey: pk, ifMatch } as OperationInput;
   }
-  if (previous && sameRecord(now, previous)) return undefined;
   const undone = withoutChanges(now, written, previous ?? { id: now.id }) as StoreRecord;
   const resourceBody = itemOf(undone, place) as JSONObject & Item;
   return { operationType: "Replace", id: current.id, resourceBody, ifMatch, partitionKey: pk };
@@ -50,6 +52,8 @@ export function undoOperation(
 export function withoutChanges(now: unknown, after: unknown, before: unknown): unknown {
   if (sameRecord(after, before)) return now;
   if (typeof now === "number" && typeof after === "number") {
+    // A number the write added, untouched since, goes with it.
+    if (before === undefined && now === after) return undefined;
     return now - after + (typeof before === "number" ? before : 0);
   }
   if (isObject(now) && isObject(after) && (isObject(before) || before === undefined)) {

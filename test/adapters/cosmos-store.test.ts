@@ -10,6 +10,7 @@ import {
   serviceOrderFields,
   unindexedPaths,
 } from "../../adapters/cosmos/index.ts";
+import { withoutChanges } from "../../adapters/cosmos/undo.ts";
 import {
   conditionFieldsOf,
   orderFieldsOf,
@@ -121,6 +122,31 @@ describe("cosmos store", () => {
       .items.query({ query: 'SELECT VALUE COUNT(1) FROM c WHERE STARTSWITH(c.coll, "~")' })
       .fetchAll();
     assert.deepEqual(resources, [0], "the intent and its marker are removed");
+  });
+
+  it("takes a write's own changes out of a record others wrote since", () => {
+    const before = { id: "q", counts: { used: 10, files: 2 }, list: ["a"], note: "x" };
+    const after = { id: "q", counts: { used: 11, files: 2 }, list: ["a", "b"], note: "y" };
+    // Nobody wrote since: back to before.
+    assert.deepEqual(withoutChanges(after, after, before), before);
+    // Raised again since: the raise stays; given back since: the write still comes off.
+    const raised = { ...after, counts: { used: 12, files: 3 } };
+    assert.deepEqual(withoutChanges(raised, after, before), {
+      ...before,
+      counts: { used: 11, files: 3 },
+    });
+    const givenBack = { ...after, counts: { used: 10, files: 2 } };
+    assert.deepEqual(withoutChanges(givenBack, after, before), {
+      ...before,
+      counts: { used: 9, files: 2 },
+    });
+    // A value another writer changed since stays theirs; a field the write added goes.
+    const changed = { ...after, list: ["c"], extra: 1 };
+    assert.deepEqual(withoutChanges(changed, { ...after, extra: 1 }, before), {
+      ...before,
+      list: ["c"],
+      note: "x",
+    });
   });
 
   it("keeps ids Cosmos DB refuses, and returns them as written", async () => {

@@ -64,9 +64,15 @@ export interface FormServiceOptions {
   /** How often the webhook outbox is read; 0 turns the delivery worker off. @default 1000 */
   webhookPollMs?: number;
   /**
-   * How long an instance's claim on a delivery lasts, renewed before every attempt; it must
-   * outlast one attempt plus the longest wait between attempts.
-   * @default 300000 (5 minutes)
+   * Milliseconds an instance's claim on a delivery (webhook, e-mail, destination post) lasts
+   * unless renewed. The instance renews it every third of this while it holds the delivery,
+   * during an attempt and between attempts, so it runs out only when the instance dies or
+   * stalls: another instance then takes the delivery over within this long, and makes the
+   * attempt it was making again (same `webhook-id`). Shorter: a dead instance's deliveries
+   * resume sooner, for one store write per held delivery every third of it; too short for
+   * the store's latency and event-loop pauses, and a live instance loses its claims and its
+   * attempts are repeated. The instances' clocks must agree to well within it.
+   * @default 30000 (30 s)
    */
   webhookLeaseMs?: number;
   /**
@@ -218,7 +224,7 @@ export function createFormService(options: FormServiceOptions): FormService {
       ? startWebhookWorker(ctx, {
           sender,
           pollMs,
-          leaseMs: options.webhookLeaseMs ?? 300_000,
+          leaseMs: options.webhookLeaseMs ?? 30_000,
           maxConcurrent: options.webhookConcurrency ?? 64,
           onError,
         })

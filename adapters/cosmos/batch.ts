@@ -1,4 +1,24 @@
-import type { Container, JSONObject, OperationInput, OperationResponse } from "@azure/cosmos";
+/**
+ * How the Cosmos DB store writes a `Store.batch` so that a crash at any instant leaves all of
+ * it or none of it (README.md, "Crash-exact writes"):
+ *
+ * - ops that share one partition key go as one transactional batch: atomic on Cosmos DB;
+ * - otherwise, when every op outside one partition key (the anchor) is a create, the anchor's
+ *   ops go as one transactional batch together with an *intent* item that lists those
+ *   creates; that batch is the commit. The creates follow, and a create that a crash left
+ *   unwritten is written by the recovery of any instance (intents.ts), so the batch is
+ *   rolled forward, never left half done;
+ * - a batch with conditional ops in two or more partition keys goes op by op with undo, as
+ *   before: the one shape a crash can still cut (the README names which writes have it).
+ */
+import { Buffer } from "node:buffer";
+import type {
+  Container,
+  JSONObject,
+  OperationInput,
+  OperationResponse,
+  PatchOperation,
+} from "@azure/cosmos";
 import {
   type BatchOp,
   batchOpId,
@@ -9,24 +29,45 @@ import {
   type Stored,
   type StoreRecord,
 } from "formwork/ports";
-import { type Item, itemIdOf, itemOf, partitionKeyOf, storedOf } from "./documents.ts";
+import {
+  collectionField,
+  type Item,
+  itemIdOf,
+  itemOf,
+  keyFieldRefused,
+  partitionKeyField,
+  placeOf,
+  storedOf,
+} from "./documents.ts";
 import { cosmosError } from "./errors.ts";
+import {
+  abortIntent,
+  type CreateOp,
+  type IntentItem,
+  intentItemOf,
+  markerItemOf,
+  removeCreated,
+  rollForward,
+} from "./intents.ts";
 
 /** The most operations Cosmos DB takes in one transactional batch. */
 export const transactionalBatchLimit = 100;
 
 /**
- * Whether `ops` can go as one Cosmos DB transactional batch: one partition key (so one
- * logical partition of the one container), at most {@link transactionalBatchLimit} ops,
- * no conditional delete (the SDK's batch delete takes no `ifMatch`) and no patch (the
- * tests' stand-in takes no patch in a batch, so that path could not be tested here).
+ * Cosmos DB takes an item of at most 2 MB and a transactional batch request of at most 2 MB;
+ * these leave room for the item's system fields and the request's framing.
  */
-export function sharesPartitionKey(ops: readonly BatchOp[]): boolean {
-  const keys = new Set(ops.map((op) => partitionKeyOf(op.collection, op.partition)));
-  const unbatched = ops.some(
-    (op) => op.op === "patch" || (op.op === "delete" && op.ifMatch !== undefined),
-  );
-  return keys.size === 1 && ops.length <= transactionalBatchLimit && !unbatched;
+const itemByteLimit = 1_900_000;
+const batchByteLimit = 1_800_000;
+
+function bytesOf(item: Item): number {
+  return Buffer.byteLength(JSON.stringify(item));
+}
+
+function opBytes(op: BatchOp): number {
+  return op.op === "delete"
+    ? 200
+    : Buffer.byteLength(JSON.stringify(op.op === "patch" ? op.set : op.record));
 }
 
 /** A store that {@link batchInOrder} runs a batch through: the port's calls, and a patch. */
@@ -38,46 +79,296 @@ export interface OpByOpStore extends Store {
   patch(op: PatchOp): Promise<Stored<StoreRecord> | null>;
 }
 
-/** Runs `ops` (one partition key) as one transactional batch: all or nothing, crashes too. */
-export async function transactionalBatch(
+/** What {@link writeBatch} needs besides the container. */
+export interface BatchWriter {
+  store: OpByOpStore;
+  /** Removes `intent`, its batch all written; not awaited. */
+  forget(intent: IntentItem): void;
+  now(): number;
+}
+
+/**
+ * Writes `ops` (checked by `checkBatch`) the crash-exact way this module describes.
+ * @throws {StoreConflictError} when an op's condition fails; nothing is written then
+ */
+export async function writeBatch(
   container: Container,
   ops: readonly BatchOp[],
+  writer: BatchWriter,
 ): Promise<(Stored<StoreRecord> | null)[]> {
-  const first = ops[0] as BatchOp;
-  const pk = partitionKeyOf(first.collection, first.partition);
-  const operations: OperationInput[] = ops.map((op): OperationInput => {
-    // The key on every op as well as on the batch: the stand-in reads it from the op.
-    const partitionKey = pk;
-    if (op.op === "delete") return { operationType: "Delete", id: itemIdOf(op.id), partitionKey };
-    if (op.op === "patch") throw new TypeError("a patch goes op by op (sharesPartitionKey)");
-    const item = itemOf(op.record, pk) as JSONObject & Item;
-    if (op.op === "create") return { operationType: "Create", resourceBody: item, partitionKey };
-    const ifMatch = op.ifMatch;
-    return { operationType: "Replace", id: item.id, resourceBody: item, ifMatch, partitionKey };
+  const byKey = new Map<string, number[]>();
+  for (const [index, op] of ops.entries()) {
+    const pk = placeOf(op.collection, op.partition).pk;
+    const indexes = byKey.get(pk);
+    if (indexes) indexes.push(index);
+    else byKey.set(pk, [index]);
+  }
+  const first = placeOf((ops[0] as BatchOp).collection, (ops[0] as BatchOp).partition).pk;
+  if (byKey.size === 1 && ops.length <= transactionalBatchLimit) {
+    return transactionalBatch(container, first, ops);
+  }
+  const conditional = [...byKey].filter(([, indexes]) =>
+    indexes.some((index) => (ops[index] as BatchOp).op !== "create"),
+  );
+  const [anchor, anchorIndexes] = conditional[0] ?? [first, byKey.get(first) as number[]];
+  if (conditional.length === 2 && (conditional[1] as [string, number[]])[1].length < 100) {
+    if (anchorIndexes.length < transactionalBatchLimit) {
+      return writeTwoPhase(container, ops, conditional[1] as [string, number[]], anchor, writer);
+    }
+  }
+  if (conditional.length > 1 || anchorIndexes.length >= transactionalBatchLimit) {
+    return batchInOrder(writer.store, ops);
+  }
+  const anchorOps = await withPrevious(
+    writer.store,
+    anchorIndexes.map((index) => ops[index] as BatchOp),
+  );
+  const restIndexes = ops.map((_, index) => index).filter((i) => !anchorIndexes.includes(i));
+  const rest = restIndexes.map((index) => ops[index] as CreateOp);
+  const intent = intentItemOf(anchor, rest, writer.now());
+  if (bytesOf(intent) > itemByteLimit) return batchInOrder(writer.store, ops);
+  if (bytesOf(intent) + anchorOps.reduce((sum, op) => sum + opBytes(op), 0) > batchByteLimit) {
+    // Too large for one request with its intent: the intent goes first, alone (two phases
+    // with nothing prepared but the intent).
+    return writeTwoPhase(container, ops, [anchor, []], anchor, writer);
+  }
+  const committed = await transactionalBatch(container, anchor, anchorOps, intent);
+  const results: (Stored<StoreRecord> | null)[] = new Array(ops.length);
+  for (const [n, index] of anchorIndexes.entries()) results[index] = committed[n] ?? null;
+  // Committed: from here on the batch is rolled forward, by this call or by recovery.
+  const written = await rollForward(container, rest).catch(async (error: unknown) => {
+    // A create's id is held by another record: the batch cannot be finished, so its ops
+    // are taken back, best effort, the intent with them, before the conflict is thrown.
+    if (error instanceof StoreConflictError) {
+      await removeCreated(container, rest);
+      await undoAnchor(container, anchor, anchorOps, committed, intent.id).catch(() => {});
+    }
+    throw error;
   });
+  for (const [n, index] of restIndexes.entries()) results[index] = written[n] ?? null;
+  writer.forget(intent);
+  return results;
+}
+
+/**
+ * A batch with conditional ops in two partition keys: the ops of the second (`prepared`)
+ * first, with a prepared intent, as one transactional batch; then the commit, the ops of
+ * the first partition key (`commitPk`) with the intent's marker, as another. A commit that
+ * fails (a condition, or an abort marker that recovery wrote first) is taken back with the
+ * prepared ops (`abortIntent`); a crash between the two leaves a prepared intent, which
+ * recovery takes back. The creates elsewhere follow the commit, as in {@link writeBatch}.
+ */
+async function writeTwoPhase(
+  container: Container,
+  ops: readonly BatchOp[],
+  [preparedPk, preparedIndexes]: [string, number[]],
+  commitPk: string,
+  writer: BatchWriter,
+): Promise<(Stored<StoreRecord> | null)[]> {
+  const at = (indexes: number[]) => indexes.map((index) => ops[index] as BatchOp);
+  const preparedOps = await withPrevious(writer.store, at(preparedIndexes));
+  // The commit: every op of its partition key. The rest, all creates, follow it.
+  const others = ops.map((_, index) => index).filter((i) => !preparedIndexes.includes(i));
+  const pkOf = (index: number) =>
+    placeOf((ops[index] as BatchOp).collection, (ops[index] as BatchOp).partition).pk;
+  const inCommit = others.filter((index) => pkOf(index) === commitPk);
+  const createIndexes = others.filter((index) => pkOf(index) !== commitPk);
+  const commitOps = await withPrevious(writer.store, at(inCommit));
+  const creates = at(createIndexes) as CreateOp[];
+  const now = writer.now();
+  const intent = intentItemOf(preparedPk, creates, now, { commitPk, ops: preparedOps });
+  const prepared = await transactionalBatch(container, preparedPk, preparedOps, intent);
+  let committed: (Stored<StoreRecord> | null)[];
+  try {
+    committed = await transactionalBatch(
+      container,
+      commitPk,
+      commitOps,
+      markerItemOf(intent, "committed", now),
+    );
+  } catch (error) {
+    if ((await abortIntent(container, intent, writer.now())) === "committed") {
+      throw new Error("cosmos store: a commit both failed and landed", { cause: error });
+    }
+    // The marker's create failed: recovery took the batch back first (a writer that slow
+    // lost a race, as to a changed etag).
+    if (error instanceof StoreConflictError && failedOpOf(error) === commitOps.length) {
+      throw new StoreConflictError("etag", "taken back by recovery", { cause: error });
+    }
+    throw error;
+  }
+  const results: (Stored<StoreRecord> | null)[] = new Array(ops.length);
+  for (const [n, index] of preparedIndexes.entries()) results[index] = prepared[n] ?? null;
+  for (const [n, index] of inCommit.entries()) results[index] = committed[n] ?? null;
+  const written = await rollForward(container, creates);
+  for (const [n, index] of createIndexes.entries()) results[index] = written[n] ?? null;
+  writer.forget(intent);
+  return results;
+}
+
+/**
+ * `ops` with the record each replace, delete or patch writes over (`previous`), read first
+ * where the op does not carry it, so that the batch can be taken back if a create after it
+ * cannot be written (see {@link undoAnchor}). The service's ops carry it: no read then.
+ * @throws {StoreConflictError} `"etag"` when a record is missing or fails its op's condition
+ */
+async function withPrevious(store: Store, ops: BatchOp[]): Promise<BatchOp[]> {
+  return Promise.all(
+    ops.map(async (op) => {
+      if (op.op === "create" || op.previous) return op;
+      const current = await store.get(op.collection, op.partition, batchOpId(op));
+      const holds =
+        current &&
+        (op.op === "patch"
+          ? patchApplies(op, current.record)
+          : op.ifMatch === undefined || op.ifMatch === current.etag);
+      if (!holds) throw new StoreConflictError("etag", current ? undefined : "record is missing");
+      return { ...op, previous: current.record };
+    }),
+  );
+}
+
+/**
+ * Takes back the ops of `ops` that `committed` (their batch's answer, the intent last) wrote
+ * in partition key `pk`, and the intent, in one transactional batch conditional on the etags
+ * written: a replace, patch or delete is undone from the record its caller read (`previous`),
+ * and left when it has none.
+ */
+async function undoAnchor(
+  container: Container,
+  pk: string,
+  ops: readonly BatchOp[],
+  committed: readonly (Stored<StoreRecord> | null)[],
+  intentId: string,
+): Promise<void> {
+  const operations: OperationInput[] = [];
+  for (const [index, op] of ops.entries()) {
+    const place = placeOf(op.collection, op.partition);
+    const written = committed[index];
+    const condition = { partitionKey: pk, ifMatch: written?.etag };
+    if (op.op === "create") {
+      const id = itemIdOf(place.collection, op.record.id);
+      operations.push({ operationType: "Delete", id, ...condition } as OperationInput);
+    } else if (op.op === "delete") {
+      if (op.previous) {
+        const resourceBody = itemOf(op.previous, place) as JSONObject & Item;
+        operations.push({ operationType: "Create", resourceBody, partitionKey: pk });
+      }
+    } else if (op.previous) {
+      const resourceBody = itemOf(op.previous, place) as JSONObject & Item;
+      operations.push({
+        operationType: "Replace",
+        id: resourceBody.id,
+        resourceBody,
+        ...condition,
+      });
+    }
+  }
+  operations.push({ operationType: "Delete", id: intentId, partitionKey: pk });
+  await container.items.batch(operations, pk);
+}
+
+/** Which operation of its transactional batch failed a conflict {@link transactionalBatch} threw. */
+function failedOpOf(error: StoreConflictError): number | undefined {
+  return (error.cause as { failedOp?: number } | undefined)?.failedOp;
+}
+
+/** The transactional batch operation that writes `op`. */
+function operationOf(op: BatchOp, pk: string): OperationInput {
+  // The key on every op as well as on the batch: the stand-in reads it from the op.
+  const partitionKey = pk;
+  const place = placeOf(op.collection, op.partition);
+  if (op.op === "delete") {
+    const id = itemIdOf(place.collection, op.id);
+    // Cosmos DB takes a condition on any batch op; the SDK's type names it only for some.
+    return { operationType: "Delete", id, partitionKey, ifMatch: op.ifMatch } as OperationInput;
+  }
+  if (op.op === "patch") {
+    return {
+      operationType: "Patch",
+      id: itemIdOf(place.collection, op.id),
+      partitionKey,
+      resourceBody: { operations: patchOperationsOf(op), condition: patchConditionOf(op) },
+    };
+  }
+  const item = itemOf(op.record, place) as JSONObject & Item;
+  if (op.op === "create") return { operationType: "Create", resourceBody: item, partitionKey };
+  const ifMatch = op.ifMatch;
+  return { operationType: "Replace", id: item.id, resourceBody: item, ifMatch, partitionKey };
+}
+
+/** The Cosmos DB patch operations of `op`: its sets, then the token's removal. */
+export function patchOperationsOf(op: PatchOp): PatchOperation[] {
+  const { field } = op.token;
+  const own = [partitionKeyField, collectionField];
+  if (own.includes(field) || own.some((name) => Object.hasOwn(op.set, name))) {
+    throw keyFieldRefused();
+  }
+  const operations: PatchOperation[] = Object.entries(op.set).map(([name, set]) => ({
+    op: "set",
+    path: `/${name}`,
+    value: set,
+  }));
+  operations.push({ op: "remove", path: `/${field}` });
+  return operations;
+}
+
+/**
+ * The SQL condition of the patch `op`: the record holds its token. The field is a plain name
+ * and the token lowercase letters, digits and hyphens (checkBatch), so both go in as they
+ * are; the tests' stand-in lowercases a condition.
+ */
+export function patchConditionOf(op: PatchOp): string {
+  return `from c where c.${op.token.field} = "${op.token.value}"`;
+}
+
+/**
+ * Runs `ops` (one partition key, `pk`), and `extra` when given, as one transactional batch:
+ * all or nothing, crashes too.
+ * @returns per op of `ops`, then for `extra`: the written record and its etag, or `null`
+ */
+export async function transactionalBatch(
+  container: Container,
+  pk: string,
+  ops: readonly BatchOp[],
+  extra?: Item,
+): Promise<(Stored<StoreRecord> | null)[]> {
+  const operations = ops.map((op) => operationOf(op, pk));
+  if (extra) {
+    operations.push({
+      operationType: "Create",
+      resourceBody: extra as JSONObject & Item,
+      partitionKey: pk,
+    });
+  }
   const response = await container.items.batch(operations, pk);
   const results = (response.result ?? []) as OperationResponse[];
-  const failed = results.find((result) => result.statusCode >= 400 && result.statusCode !== 424);
-  if (failed || results.length !== ops.length) {
-    const status = failed?.statusCode ?? response.code;
-    if (status === 409) throw new StoreConflictError("exists");
-    if (status === 404 || status === 412) throw new StoreConflictError("etag");
+  const failedAt = results.findIndex(
+    (result) => result.statusCode >= 400 && result.statusCode !== 424,
+  );
+  if (failedAt >= 0 || results.length !== operations.length) {
+    const status = results[failedAt]?.statusCode ?? response.code;
+    const failedOp = { cause: { failedOp: failedAt } };
+    if (status === 409) throw new StoreConflictError("exists", undefined, failedOp);
+    if (status === 404 || status === 412) throw new StoreConflictError("etag", undefined, failedOp);
     throw cosmosError(`batch failed with status ${status}`);
   }
   return results.map((result, index) =>
-    (ops[index] as BatchOp).op === "delete" ? null : storedOf(result.resourceBody as Item),
+    (ops[index] as BatchOp | undefined)?.op === "delete"
+      ? null
+      : storedOf(result.resourceBody as Item),
   );
 }
 
 /**
  * Runs `ops` one by one through `store` and, when one fails, undoes the ones applied (in
  * reverse) before rethrowing. Concurrent readers may see part of the batch, and a crash in
- * the middle leaves part of it: the contract says so for Cosmos DB across partitions. A
- * replace or delete reads its record first, to check it and to undo it, except the last
- * op, which nothing comes after to fail (its write checks its condition by itself), and an
- * op that carries the record as its caller read it (`previous` with `ifMatch`). An
- * undo is conditional on the etag its op wrote, so it never takes back a later writer's
- * change (that op then stays applied).
+ * the middle leaves part of it: only a batch with conditional ops in two or more partition
+ * keys goes this way (see the module comment). A replace or delete reads its record first,
+ * to check it and to undo it, except the last op, which nothing comes after to fail (its
+ * write checks its condition by itself), and an op that carries the record as its caller
+ * read it (`previous` with `ifMatch`). An undo is conditional on the etag its op wrote, so
+ * it never takes back a later writer's change (that op then stays applied).
  */
 export async function batchInOrder(
   store: OpByOpStore,

@@ -2,11 +2,13 @@
  * The production `Store` over Azure Cosmos DB (`@azure/cosmos`, NoSQL API).
  *
  * Layout: one container (default `formwork`) holds every collection. An item is the record
- * plus `pk`, its partition key value `<collection>/<partition>`, so each (collection,
- * partition) pair of the Store port is one logical partition: a form's submissions, a
- * datalist's entries. Every operation is a point read or write by id and partition key, or
- * a single-partition query; none crosses partitions. See `README.md` beside this file for
- * the indexing policy, the requests each endpoint costs and how to outgrow 20 GB per form.
+ * plus `pk`, the Store partition, and `coll`, its collection, so every collection's records
+ * of one partition share one logical partition: a form's counter, submissions and files.
+ * Every operation is a point read or write by id and partition key, a single-partition
+ * query, or a transactional batch; a batch across partition keys is finished after a crash
+ * by the background recovery (intents.ts). See `README.md` beside this file for the crash
+ * promises, the indexing policy, the requests each endpoint costs and how to outgrow 20 GB
+ * per form.
  *
  * Etags are Cosmos DB's `_etag`; conditional writes send `If-Match`. Query pages carry
  * Cosmos DB's continuation tokens, wrapped so that a forged one is refused. Throttling (429)
@@ -72,11 +74,20 @@ export interface CosmosStoreOptions {
    */
   agent?: Agent;
   /**
-   * Write a `Store.batch` whose ops share one partition key as one Cosmos DB transactional
-   * batch (atomic). Turn it off only for a stand-in that does not roll a failed batch back
-   * (`@vercel/cosmosdb-server`): every batch then goes op by op with undo. @default true
+   * Milliseconds between two runs of the background recovery, which finishes the
+   * multi-record writes that a crashed instance left committed but unfinished (README.md,
+   * "Crash-exact writes"). It starts with the store's first call and stops at `close`; 0
+   * runs none (then another instance's recovery must). @default 10000
    */
-  transactionalBatch?: boolean;
+  recoveryIntervalMs?: number;
+  /**
+   * How old (milliseconds, by the writer's clock) an unfinished write must be before
+   * recovery finishes it: longer than a write takes, plus the clock skew between instances.
+   * Finishing one too early is harmless (both finish it), only wasted. @default 10000
+   */
+  intentGraceMs?: number;
+  /** Told when a background recovery run fails; it runs again after the interval. */
+  onRecoveryError?: (error: unknown) => void;
 }
 
 /**
@@ -93,7 +104,11 @@ export function createCosmosStore(options: CosmosStoreOptions): Store {
     orderFields: options.orderFields ?? serviceOrderFields,
     throughput: options.throughput,
   });
-  return new CosmosStore(container, release, options.transactionalBatch ?? true);
+  return new CosmosStore(container, release, {
+    intervalMs: options.recoveryIntervalMs ?? 10_000,
+    graceMs: options.intentGraceMs ?? 10_000,
+    onError: options.onRecoveryError ?? (() => {}),
+  });
 }
 
 function openDatabase(options: CosmosStoreOptions): { database: Database; release: () => void } {

@@ -1,5 +1,9 @@
-/** Deleting every item of one partition key: read the ids page by page, delete in batches. */
+/**
+ * Deleting every record of one collection in one partition key: read the ids page by page,
+ * delete in batches.
+ */
 import type { Container, OperationInput } from "@azure/cosmos";
+import type { Place } from "./documents.ts";
 import { isItemNotFound } from "./errors.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
 import { idsSpecOf } from "./query-spec.ts";
@@ -8,19 +12,20 @@ import { idsSpecOf } from "./query-spec.ts";
 const batchSize = 100;
 
 /**
- * Deletes every item with partition key `pk`. Each page of ids goes in one transactional
+ * Deletes every item of `place` (one collection's, in one partition key). Each page of ids goes in one transactional
  * batch, one request for up to 100 items instead of one request each; when an item went
  * away meanwhile and failed the batch, the rest are deleted item by item, counting only
  * real deletes.
  * Items written while this runs may or may not be deleted.
  * @returns how many items were deleted.
  */
-export async function deleteAllItems(container: Container, pk: string): Promise<number> {
+export async function deleteAllItems(container: Container, place: Place): Promise<number> {
+  const pk = place.pk;
   let deleted = 0;
   let continuationToken: string | undefined;
   do {
     const page = await withoutQueryPlan(
-      container.items.query<{ id: string }>(idsSpecOf(pk), {
+      container.items.query<{ id: string }>(idsSpecOf(place), {
         partitionKey: pk,
         maxItemCount: batchSize,
         continuationToken,

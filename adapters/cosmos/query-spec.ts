@@ -4,23 +4,23 @@
  */
 import type { SqlParameter, SqlQuerySpec } from "@azure/cosmos";
 import type { Condition, Query } from "formwork/ports";
-import { itemIdOf, partitionKeyField } from "./documents.ts";
+import { collectionField, itemIdOf, type Place, partitionKeyField } from "./documents.ts";
 
 /**
- * The SQL of `query` within partition key `pk`. It orders by the query's field and then by
+ * The SQL of `query` over one collection's records in one partition key (`place`). It orders by the query's field and then by
  * `id`, both ascending unless the query says descending for its field: on Cosmos DB such a
  * two-field ORDER BY needs a composite index (see `indexing-policy.ts`).
  * @throws {TypeError} for a field name that is not a plain identifier, or is the partition key
  */
-export function querySpecOf(pk: string, query: Query = {}): SqlQuerySpec {
-  const parameters: SqlParameter[] = [{ name: "@pk", value: pk }];
-  const filters = [`c.${partitionKeyField} = @pk`];
+export function querySpecOf(place: Place, query: Query = {}): SqlQuerySpec {
+  const parameters = placeParameters(place);
+  const filters = [placeFilter];
   for (const [index, condition] of (query.where ?? []).entries()) {
     const name = `@v${index}`;
     // Ids are stored encoded when they hold characters Cosmos DB refuses.
     const value =
       condition.field === "id" && typeof condition.value === "string"
-        ? itemIdOf(condition.value)
+        ? itemIdOf(place.collection, condition.value)
         : condition.value;
     parameters.push({ name, value });
     filters.push(filterOf(condition, name));
@@ -31,12 +31,18 @@ export function querySpecOf(pk: string, query: Query = {}): SqlQuerySpec {
   };
 }
 
-/** The SQL that lists the ids of one partition, for deleting it. */
-export function idsSpecOf(pk: string): SqlQuerySpec {
-  return {
-    query: `SELECT c.id FROM c WHERE c.${partitionKeyField} = @pk`,
-    parameters: [{ name: "@pk", value: pk }],
-  };
+/** The SQL that lists the ids of one collection's records in one partition, for deleting them. */
+export function idsSpecOf(place: Place): SqlQuerySpec {
+  return { query: `SELECT c.id FROM c WHERE ${placeFilter}`, parameters: placeParameters(place) };
+}
+
+const placeFilter = `c.${partitionKeyField} = @pk AND c.${collectionField} = @coll`;
+
+function placeParameters(place: Place): SqlParameter[] {
+  return [
+    { name: "@pk", value: place.pk },
+    { name: "@coll", value: place.collection },
+  ];
 }
 
 function filterOf(condition: Condition, name: string): string {
@@ -69,7 +75,7 @@ function orderOf(query: Query): string {
 
 /** A top-level field as SQL: `c["name"]`, which also works for names SQL reserves. */
 function fieldOf(name: string): string {
-  if (!/^[A-Za-z_$][\w$]*$/.test(name) || name === partitionKeyField) {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name) || name === partitionKeyField || name === collectionField) {
     throw new TypeError(`cosmos store: cannot query field ${JSON.stringify(name)}`);
   }
   return `c[${JSON.stringify(name)}]`;

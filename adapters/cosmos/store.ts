@@ -1,4 +1,4 @@
-import type { Container, ItemResponse, PatchOperation, RequestOptions } from "@azure/cosmos";
+import type { Container, ItemResponse, RequestOptions } from "@azure/cosmos";
 import {
   type BatchOp,
   checkBatch,
@@ -12,19 +12,12 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "formwork/ports";
-import { batchInOrder, sharesPartitionKey, transactionalBatch } from "./batch.ts";
+import { patchConditionOf, patchOperationsOf, writeBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
-import {
-  type Item,
-  itemIdOf,
-  itemOf,
-  keyFieldRefused,
-  partitionKeyField,
-  partitionKeyOf,
-  storedOf,
-} from "./documents.ts";
+import { type Item, itemIdOf, itemOf, placeOf, storedOf } from "./documents.ts";
 import { cosmosError, isItemNotFound, statusOf, translate } from "./errors.ts";
+import { type IntentItem, recoverIntents, removeIntent } from "./intents.ts";
 import { deleteAllItems } from "./partition-delete.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
 import { querySpecOf } from "./query-spec.ts";
@@ -33,25 +26,41 @@ import { retryRead } from "./read-retry.ts";
 /** Items a query without a limit asks for per request. */
 const unlimitedPageSize = 1000;
 
+/** How the store finishes the multi-record writes a crash cut (intents.ts). */
+export interface RecoverySettings {
+  /** Milliseconds between two recovery runs; 0 runs none. */
+  intervalMs: number;
+  /** How old an intent must be before recovery finishes it. */
+  graceMs: number;
+  /** Told of a recovery run that failed (it runs again after the interval). */
+  onError(error: unknown): void;
+}
+
 /** The Cosmos DB `Store`; see `index.ts` for its layout and guarantees. */
 export class CosmosStore implements Store {
+  /** Intents being removed after their batch; `close` waits for them. */
+  readonly #forgetting = new Set<Promise<void>>();
+  #recovery: NodeJS.Timeout | undefined;
+  #recovering: Promise<unknown> | undefined;
+  #closed = false;
+
   constructor(
     private readonly container: ContainerHandle,
     private readonly release: () => void,
-    private readonly transactional = true,
+    private readonly recovery: RecoverySettings,
   ) {}
 
   async get<T extends StoreRecord>(collection: string, partition: string, id: string) {
-    const pk = partitionKeyOf(collection, partition);
+    const { pk } = placeOf(collection, partition);
     return this.#call("get", async (c): Promise<Stored<T> | null> => {
-      const response = await retryRead(() => c.item(itemIdOf(id), pk).read<Item>());
+      const response = await retryRead(() => c.item(itemIdOf(collection, id), pk).read<Item>());
       if (response.statusCode === 404) return checkedMissing(response, null);
       return storedOf<T>(response.resource);
     });
   }
 
   async create<T extends StoreRecord>(collection: string, partition: string, record: T) {
-    const item = itemOf(record, partitionKeyOf(collection, partition));
+    const item = itemOf(record, placeOf(collection, partition));
     return this.#call("create", async (c) =>
       storedOf<T>((await c.items.create(item, noGeneratedIds)).resource),
     );
@@ -63,11 +72,11 @@ export class CosmosStore implements Store {
     record: T,
     options?: WriteOptions,
   ) {
-    const pk = partitionKeyOf(collection, partition);
-    const item = itemOf(record, pk);
+    const place = placeOf(collection, partition);
+    const item = itemOf(record, place);
     return this.#call("replace", async (c): Promise<Stored<T> | null> => {
       try {
-        const response = await c.item(item.id, pk).replace(item, ifMatch(options));
+        const response = await c.item(item.id, place.pk).replace(item, ifMatch(options));
         return storedOf<T>(response.resource);
       } catch (error) {
         if (isItemNotFound(error)) return null;
@@ -81,23 +90,14 @@ export class CosmosStore implements Store {
    * token by the patch's SQL condition, that sets the op's fields and removes the token.
    */
   async patch(op: PatchOp): Promise<Stored<StoreRecord> | null> {
-    const pk = partitionKeyOf(op.collection, op.partition);
-    const { field, value } = op.token;
-    if (field === partitionKeyField || Object.hasOwn(op.set, partitionKeyField)) {
-      throw keyFieldRefused();
-    }
-    const operations: PatchOperation[] = Object.entries(op.set).map(([name, set]) => ({
-      op: "set",
-      path: `/${name}`,
-      value: set,
-    }));
-    operations.push({ op: "remove", path: `/${field}` });
-    // The field is a plain name and the token lowercase letters, digits and hyphens
-    // (checkBatch), so both go in as they are; the tests' stand-in lowercases a condition.
-    const condition = `from c where c.${field} = "${value}"`;
+    const { pk } = placeOf(op.collection, op.partition);
+    const operations = patchOperationsOf(op);
+    const condition = patchConditionOf(op);
     return this.#call("patch", async (c): Promise<Stored<StoreRecord> | null> => {
       try {
-        const response = await c.item(itemIdOf(op.id), pk).patch<Item>({ operations, condition });
+        const response = await c
+          .item(itemIdOf(op.collection, op.id), pk)
+          .patch<Item>({ operations, condition });
         return storedOf(response.resource);
       } catch (error) {
         if (isItemNotFound(error)) return null;
@@ -107,10 +107,10 @@ export class CosmosStore implements Store {
   }
 
   async delete(collection: string, partition: string, id: string, options?: WriteOptions) {
-    const pk = partitionKeyOf(collection, partition);
+    const { pk } = placeOf(collection, partition);
     return this.#call("delete", async (c) => {
       try {
-        await c.item(itemIdOf(id), pk).delete(ifMatch(options));
+        await c.item(itemIdOf(collection, id), pk).delete(ifMatch(options));
         return true;
       } catch (error) {
         if (isItemNotFound(error)) return false;
@@ -120,8 +120,9 @@ export class CosmosStore implements Store {
   }
 
   async query<T extends StoreRecord>(collection: string, partition: string, query: Query = {}) {
-    const pk = partitionKeyOf(collection, partition);
-    const spec = querySpecOf(pk, query);
+    const place = placeOf(collection, partition);
+    const pk = place.pk;
+    const spec = querySpecOf(place, query);
     let token = query.continuation ? unwrapContinuation(query.continuation, spec) : undefined;
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
     return this.#call("query", async (c): Promise<Page<T>> => {
@@ -150,28 +151,68 @@ export class CosmosStore implements Store {
   }
 
   /**
-   * One transactional batch when every op shares a partition key; otherwise op by op, the
-   * applied ops undone when one fails (not atomic across a crash: see the Store port).
+   * Crash-exact (batch.ts): one transactional batch when every op shares a partition key;
+   * else the conditional ops' partition key with an intent as one, the creates elsewhere
+   * after it, finished by recovery after a crash; op by op with undo only when conditional
+   * ops span partition keys.
    */
   async batch(ops: readonly BatchOp[]) {
     checkBatch(ops);
     if (ops.length === 0) return [];
-    if (this.transactional && sharesPartitionKey(ops))
-      return this.#call("batch", (c) => transactionalBatch(c, ops));
-    return batchInOrder(this, ops);
+    const writer = { store: this, forget: this.#forget, now: Date.now };
+    return this.#call("batch", (c) => writeBatch(c, ops, writer));
   }
 
   async deletePartition(collection: string, partition: string) {
-    const pk = partitionKeyOf(collection, partition);
-    return this.#call("deletePartition", (c) => deleteAllItems(c, pk));
+    const place = placeOf(collection, partition);
+    return this.#call("deletePartition", (c) => deleteAllItems(c, place));
+  }
+
+  /**
+   * Finishes now the intents older than the grace period that crashes left (intents.ts), as
+   * the background recovery does every `intervalMs`.
+   * @returns how many it finished
+   */
+  async recover(): Promise<number> {
+    const now = Date.now();
+    return this.#call("recovery", (c) => recoverIntents(c, now - this.recovery.graceMs, now));
   }
 
   async close() {
+    this.#closed = true;
+    clearTimeout(this.#recovery);
+    await this.#recovering;
+    await Promise.allSettled(this.#forgetting);
     this.release();
+  }
+
+  readonly #forget = (intent: IntentItem) => {
+    const removing = this.container
+      .get()
+      .then((c) => removeIntent(c, intent))
+      // Left for recovery, which finds the intent and its creates written.
+      .catch(() => {})
+      .finally(() => this.#forgetting.delete(removing));
+    this.#forgetting.add(removing);
+  };
+
+  /** Runs recovery every `intervalMs` from the first call on, until `close`. */
+  #scheduleRecovery() {
+    if (this.#closed || this.recovery.intervalMs <= 0) return;
+    this.#recovery = setTimeout(() => {
+      this.#recovering = this.recover()
+        .catch((error: unknown) => this.recovery.onError(error))
+        .finally(() => {
+          this.#recovering = undefined;
+          this.#scheduleRecovery();
+        });
+    }, this.recovery.intervalMs);
+    this.#recovery.unref();
   }
 
   /** Runs one operation on the container, turning SDK failures into the port's errors. */
   async #call<T>(what: string, operation: (container: Container) => Promise<T>): Promise<T> {
+    if (!this.#recovery) this.#scheduleRecovery();
     const container = await this.container.get();
     try {
       return await operation(container);

@@ -21,6 +21,17 @@ export interface AzureConfig extends ServerConfig {
    * lists `https://…`). Default on (`1`), which a multi-region account needs to fail over.
    */
   cosmosEndpointDiscovery: boolean;
+  /**
+   * `COSMOS_RECOVERY_INTERVAL_MS`: how often this instance looks for multi-record writes that
+   * a crashed instance left unfinished, and finishes them (adapters/cosmos/README.md,
+   * "Crash-exact writes"). Default 10000; 0 turns it off (another instance must run it).
+   */
+  cosmosRecoveryIntervalMs: number;
+  /**
+   * `COSMOS_INTENT_GRACE_MS`: how old such a write must be before recovery finishes it,
+   * more than a write takes plus the clock skew between instances. Default 10000.
+   */
+  cosmosIntentGraceMs: number;
   /** `AZURE_STORAGE_CONNECTION_STRING`: a connection string with the account key. */
   storageConnectionString: string;
   /**
@@ -52,6 +63,8 @@ export function readAzureConfig(env: NodeJS.ProcessEnv): AzureConfig {
     cosmosDatabase: required(env, "COSMOS_DATABASE"),
     cosmosContainer: env.COSMOS_CONTAINER || "formwork",
     cosmosEndpointDiscovery: flag(env, "COSMOS_ENDPOINT_DISCOVERY", true),
+    cosmosRecoveryIntervalMs: milliseconds(env, "COSMOS_RECOVERY_INTERVAL_MS", 10_000),
+    cosmosIntentGraceMs: milliseconds(env, "COSMOS_INTENT_GRACE_MS", 10_000),
     storageConnectionString: required(env, "AZURE_STORAGE_CONNECTION_STRING"),
     customerTokenSecret: env.CUSTOMER_TOKEN_SECRET || undefined,
     trustProxy: env.TRUST_PROXY === "1",
@@ -62,6 +75,15 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (!value) throw new Error(`${name} must be set`);
   return value;
+}
+
+function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name];
+  if (!value) return fallback;
+  if (!/^\d{1,9}$/.test(value)) {
+    throw new Error(`${name} must be a whole number of milliseconds, not ${JSON.stringify(value)}`);
+  }
+  return Number(value);
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {

@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { createHttpServer } from "@vercel/cosmosdb-server";
+import { makeStandInBatchesAtomic } from "./atomic-batches.ts";
 
 /** Azurite's well-known development account (public, documented, for emulators only). */
 export const devAccount = {
@@ -112,6 +113,8 @@ export interface CosmosStandIn {
  * turn endpoint discovery off (`COSMOS_ENDPOINT_DISCOVERY=0`).
  */
 export async function startCosmosStandIn(): Promise<CosmosStandIn> {
+  // Transactional batches all or nothing, as on Cosmos DB (atomic-batches.ts).
+  makeStandInBatchesAtomic();
   const server = createHttpServer({ keepAlive: true });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {

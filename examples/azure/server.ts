@@ -11,6 +11,7 @@ import { optionsFrom, serveUntilStopped } from "../standalone/serve.ts";
 import { readAzureConfig } from "./config.ts";
 
 const config = readAzureConfig(process.env);
+const options = optionsFrom(config);
 const service = createFormService({
   store: createCosmosStore({
     endpoint: config.cosmosEndpoint,
@@ -19,6 +20,13 @@ const service = createFormService({
     containerId: config.cosmosContainer,
     endpointDiscovery: config.cosmosEndpointDiscovery,
     createIfMissing: true,
+    recoveryIntervalMs: config.cosmosRecoveryIntervalMs,
+    intentGraceMs: config.cosmosIntentGraceMs,
+    onRecoveryError: (error) =>
+      options.logger.error(
+        { name: (error as Error)?.name, message: (error as Error)?.message },
+        "cosmos recovery run failed",
+      ),
   }),
   blobs: createAzureBlobStore({ connectionString: config.storageConnectionString }),
   adminSecret: await resolveAdminSecret(config),
@@ -26,7 +34,7 @@ const service = createFormService({
     tokenSecret: config.customerTokenSecret ?? (await resolveCustomerTokenSecret(config)),
   },
   trustProxy: config.trustProxy,
-  ...optionsFrom(config),
+  ...options,
 });
 
 serveUntilStopped(service, config, `Cosmos DB ${config.cosmosDatabase}/${config.cosmosContainer}`);

@@ -25,6 +25,11 @@ export interface ServerConfig {
   webhookRetryBaseMs: number;
   /** Webhook attempts in all (`WEBHOOK_MAX_ATTEMPTS`). */
   webhookMaxAttempts: number;
+  /**
+   * How long an instance's claim on a delivery lasts unless renewed (`WEBHOOK_LEASE_MS`):
+   * how soon another instance takes over the deliveries of one that died.
+   */
+  webhookLeaseMs: number;
   /** The least severe log lines written (`LOG_LEVEL`); `info` writes one line per request. */
   logLevel: LogLevel;
   /** Requests a minute per client address to F5, S2, S3 and the hosted page; 0 is off. */
@@ -90,6 +95,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     mailFrom: env.MAIL_FROM || "forms@localhost",
     webhookRetryBaseMs: wholeNumber(env, "WEBHOOK_RETRY_BASE_MS", 1000, 1),
     webhookMaxAttempts: wholeNumber(env, "WEBHOOK_MAX_ATTEMPTS", 8, 1),
+    // Renewed every third of it: shorter, and a busy store or event loop would lose claims.
+    webhookLeaseMs: wholeNumber(env, "WEBHOOK_LEASE_MS", 30_000, 1000),
     logLevel: logLevelOf(env.LOG_LEVEL),
     rateLimitPublicPerMinute: wholeNumber(env, "RATE_LIMIT_PUBLIC_PER_MINUTE", 300, 0),
     rateLimitCredentialPerMinute: wholeNumber(env, "RATE_LIMIT_CREDENTIAL_PER_MINUTE", 3000, 0),

@@ -30,6 +30,7 @@ export function optionsFrom(config: ServerConfig) {
       : createFileMailer({ directory: `${config.dataDir}/mail`, from: config.mailFrom }),
     // E-mails are retried as webhooks are.
     mailRetry: { retryBaseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
+    webhookLeaseMs: config.webhookLeaseMs,
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: config.allowPrivateWebhooks,
       retryBaseMs: config.webhookRetryBaseMs,

@@ -101,10 +101,12 @@ export interface Store {
    * written and it throws. Ops run in order and
    * may name any collection and partition, but at most one op per record.
    *
-   * Memory and lowdb apply a batch atomically, also across a crash (lowdb journals it as one
-   * entry). Cosmos DB applies a batch whose ops share one partition key as one transactional
-   * batch; any other batch is applied op by op and the ops applied are undone when a later
-   * one fails, so a crash in the middle, or concurrent readers, can see part of it.
+   * Every store keeps this across a crash too: after a kill at any instant, and the store's
+   * recovery, all of the batch is written or none of it. Memory and lowdb apply a batch at
+   * once (lowdb journals it as one entry). Cosmos DB writes it as transactional batches,
+   * one per partition key, and finishes one that a crash cut from an intent written with
+   * the first (adapters/cosmos/README.md): until then, readers of other partitions may see
+   * part of it.
    * @returns per op: the written record and its etag (create, replace, patch), or `null`
    *   (delete)
    * @throws {StoreConflictError} `"exists"` for a create of an id already there, `"etag"`

@@ -25,7 +25,12 @@ export async function startAzureService(
 ) {
   const [cosmos, azurite] = await Promise.all([startCosmosEmulator(), startAzurite()]);
   const store = wrap(
-    createCosmosStore({ client: cosmos.client(), databaseId: "formwork", createIfMissing: true }),
+    createCosmosStore({
+      client: cosmos.client(),
+      databaseId: "formwork",
+      createIfMissing: true,
+      recoveryIntervalMs: 0,
+    }),
   );
   const blobs = createAzureBlobStore({ connectionString: azurite.connectionString });
   const service = createFormService({

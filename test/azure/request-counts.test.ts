@@ -21,17 +21,18 @@ const expected: Record<string, number> = {
   "D5 add one datalist entry": 5,
   "D7 list datalist entries": 4,
   "D6 delete a datalist entry": 4,
-  "S2 post a text-only submission, first after a form change": 6,
-  "S3 upload an attachment (anonymous)": 8,
-  "S2 post a submission with a file and a datalist value": 5,
-  "S2 post a submission with a file uploaded through another instance": 5,
-  "S2 post a text-only submission": 3,
+  "S2 post a text-only submission, first after a form change": 5,
+  "S3 upload an attachment (anonymous)": 7,
+  "S2 post a submission with a file and a datalist value": 3,
+  "S2 post a submission with a file uploaded through another instance": 3,
+  "S2 post a text-only submission": 2,
+  "S2 post a text-only submission to a form with a webhook": 5,
   "S1 read a submission with one attachment": 4,
   "S4 link to an attachment": 4,
   "S5 list submissions, first page of 3": 4,
   "S5 list submissions, next page (2 with files)": 4,
   "S6 update a submission": 8,
-  "S7 delete a submission with its file": 9,
+  "S7 delete a submission with its file": 7,
   "F3 delete a form with 5 submissions and 1 file": 24,
 };
 
@@ -88,11 +89,26 @@ const budgets: [string, string, (requests: RequestKind[]) => boolean][] = [
   ],
 ];
 
+/**
+ * Waits until the stand-in has had no request for 30 ms: the removal of a finished intent
+ * (adapters/cosmos/batch.ts) goes out after the batch answers, and counts with its endpoint.
+ */
+async function quiet() {
+  let seen = -1;
+  while (seen !== cosmos.requests.length) {
+    seen = cosmos.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  }
+}
+
 const count = (requests: RequestKind[], kind: RequestKind) =>
   requests.filter((request) => request === kind).length;
 
 const storeCalls: string[] = [];
-const env = await startAzureService({}, (store) => counting(store, storeCalls));
+// A loopback webhook for Carol's form (below); the worker is off, so nothing is sent.
+const env = await startAzureService({ allowPrivateWebhookDestinations: true }, (store) =>
+  counting(store, storeCalls),
+);
 const { call, cosmos } = env;
 /** A second instance on the same store: the files it takes are not held by the first. */
 const other = createFormService({
@@ -158,6 +174,16 @@ async function fixture() {
   await bobs.post({ name_1: "warm" });
   const file = { field: "cv_3", bytes: "cv", filename: "cv.txt" };
   const elsewhere = await uploadFile(other, bobs.formId, file);
+  // Carol's form has a webhook: each post also writes its delivery and outbox entry.
+  const carol = await env.account("carol@example.com");
+  const carols = await costsForm(carol, "Costs with a hook");
+  const hooks = `/api/restricted/form/${carols.formId}/submissionwebhook`;
+  const hook = await call("POST", hooks, {
+    as: carol,
+    body: { webhook_name: "r", webhook_url: "http://127.0.0.1:9/hook" },
+  });
+  assert.equal(hook.status, 200, JSON.stringify(hook.body));
+  await carols.post({ name_1: "warm" });
   return {
     alice,
     datalist: `/api/restricted/datalist/${datalistId}`,
@@ -166,6 +192,7 @@ async function fixture() {
     post,
     upload,
     postElsewhere: bobs.post,
+    postHooked: carols.post,
     fileElsewhere: elsewhere.body.id as string,
   };
 }
@@ -221,6 +248,10 @@ function steps(f: Fixture, state: Record<string, string>): [string, () => Promis
       () => f.postElsewhere({ name_1: "Ann", colour_2: "green", cv_3: f.fileElsewhere }),
     ],
     ["S2 post a text-only submission", () => f.post({ name_1: "Bo" })],
+    [
+      "S2 post a text-only submission to a form with a webhook",
+      () => f.postHooked({ name_1: "Di" }),
+    ],
     [
       "S1 read a submission with one attachment",
       () => call("GET", `${f.form}/submission/${state.submission}`, as),
@@ -282,10 +313,12 @@ describe("Cosmos DB requests per endpoint", () => {
     const state: Record<string, string> = {};
     const costs: Cost[] = [];
     for (const [endpoint, run] of steps(await fixture(), state)) {
+      await quiet();
       cosmos.requests.length = 0;
       storeCalls.length = 0;
       const answer = await run();
       assert.equal(answer.status, 200, `${endpoint}: ${JSON.stringify(answer.body)}`);
+      await quiet();
       costs.push({ endpoint, requests: [...cosmos.requests], calls: [...storeCalls] });
     }
     console.log(`\n${table(costs)}\n`);

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { after } from "node:test";
 import { CosmosClient } from "@azure/cosmos";
 import { createHttpsServer } from "@vercel/cosmosdb-server";
+import { makeStandInBatchesAtomic } from "../../examples/azure/atomic-batches.ts";
 
 /** What one request to the emulator was. */
 export type RequestKind =
@@ -36,13 +37,18 @@ export interface CosmosEmulator {
   client(): CosmosClient;
   /** Answers the next `count` requests with `status` (429 asks to retry after 1 ms). */
   failNext(count: number, status: number): void;
-  /** Runs `action` when the next request of `kind` arrives, and serves it only after. */
+  /**
+   * Runs `action` when the next request of `kind` arrives, and serves it only after, unless
+   * the action answers `"drop"`: the request is then never served (its connection is cut).
+   */
   before(kind: RequestKind, action: () => Promise<unknown>): void;
   stop(): Promise<void>;
 }
 
 /** Starts an emulator, stopped again after the test file. */
 export async function startCosmosEmulator(): Promise<CosmosEmulator> {
+  // Transactional batches all or nothing, as on Cosmos DB (examples/azure/atomic-batches.ts).
+  makeStandInBatchesAtomic();
   const server = createHttpsServer({ keepAlive: true });
   const [serve] = server.listeners("request") as ((
     q: IncomingMessage,
@@ -59,7 +65,10 @@ export async function startCosmosEmulator(): Promise<CosmosEmulator> {
     const hook = hooks.get(kind);
     if (hook) {
       hooks.delete(kind);
-      void hook().finally(() => serve(request, response));
+      void hook().then(
+        (outcome) => (outcome === "drop" ? request.socket.destroy() : serve(request, response)),
+        () => serve(request, response),
+      );
       return;
     }
     const fault = faults.shift();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { readConfig } from "../../examples/standalone/config.ts";
+import { optionsFrom } from "../../examples/standalone/serve.ts";
 
 describe("standalone server configuration", () => {
   it("has the defaults of the design", () => {
@@ -14,6 +15,7 @@ describe("standalone server configuration", () => {
     assert.equal(config.allowPrivateWebhooks, false);
     assert.equal(config.webhookRetryBaseMs, 1000);
     assert.equal(config.webhookMaxAttempts, 8);
+    assert.equal(config.webhookLeaseMs, 30_000);
     assert.equal(config.rateLimitPublicPerMinute, 300);
     assert.equal(config.rateLimitCredentialPerMinute, 3000);
     assert.equal(config.headersTimeoutMs, 20_000);
@@ -73,15 +75,27 @@ describe("standalone server configuration", () => {
       ALLOW_PRIVATE_WEBHOOKS: "1",
       WEBHOOK_RETRY_BASE_MS: "250",
       WEBHOOK_MAX_ATTEMPTS: "3",
+      WEBHOOK_LEASE_MS: "5000",
       MAX_UPLOAD_BYTES: "1000",
     });
     assert.equal(hooks.allowPrivateWebhooks, true);
     assert.equal(hooks.webhookRetryBaseMs, 250);
     assert.equal(hooks.webhookMaxAttempts, 3);
+    assert.equal(hooks.webhookLeaseMs, 5000);
     assert.equal(hooks.maxUploadBytes, 1000);
     assert.throws(() => readConfig({ WEBHOOK_MAX_ATTEMPTS: "0" }), /WEBHOOK_MAX_ATTEMPTS/);
     assert.throws(() => readConfig({ WEBHOOK_RETRY_BASE_MS: "soon" }), /WEBHOOK_RETRY_BASE_MS/);
+    for (const lease of ["999", "0", "-30000", "2.5e3.1", "1500.5", "30s"]) {
+      assert.throws(() => readConfig({ WEBHOOK_LEASE_MS: lease }), {
+        message: `WEBHOOK_LEASE_MS must be a whole number of at least 1000, not "${lease}"`,
+      });
+    }
     assert.throws(() => readConfig({ MAX_UPLOAD_BYTES: "-1" }), /MAX_UPLOAD_BYTES/);
+  });
+
+  it("hands WEBHOOK_LEASE_MS to the service, the standalone and the Azure server alike", () => {
+    const options = optionsFrom(readConfig({ WEBHOOK_LEASE_MS: "5000", LOG_LEVEL: "silent" }));
+    assert.equal(options.webhookLeaseMs, 5000);
   });
 
   it("reads LOG_LEVEL, info by default, and lists the levels it allows otherwise", () => {

@@ -6,28 +6,9 @@ import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { outboxPartitionOf } from "../../src/domain/webhooks/webhook-outbox.ts";
-import type { Store } from "../../src/ports/store.ts";
 import { request } from "../helpers.ts";
 import { eventually, startReceiver } from "./receiver.ts";
-import { formWithHook, webhookService, withWebhookForm } from "./setup.ts";
-
-/** A store several services share, as instances over one Cosmos database would. */
-function sharedStore(store: Store): Store {
-  return { ...bind(store), close: async () => {} };
-}
-
-function bind(store: Store): Store {
-  return {
-    get: store.get.bind(store),
-    create: store.create.bind(store),
-    replace: store.replace.bind(store),
-    delete: store.delete.bind(store),
-    query: store.query.bind(store),
-    deletePartition: store.deletePartition.bind(store),
-    batch: store.batch.bind(store),
-    close: store.close.bind(store),
-  };
-}
+import { formWithHook, sharedStore, webhookService, withWebhookForm } from "./setup.ts";
 
 describe("durable webhook deliveries", () => {
   it("delivers what was queued before a restart", async () => {

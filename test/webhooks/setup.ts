@@ -13,6 +13,22 @@ export interface WebhookServiceOptions {
   pollMs?: number;
   timeoutMs?: number;
   maxAttempts?: number;
+  /** The service's `webhookLeaseMs`. */
+  leaseMs?: number;
+}
+
+/** A store several services share, as instances over one Cosmos database would. */
+export function sharedStore(store: Store): Store {
+  return {
+    get: store.get.bind(store),
+    create: store.create.bind(store),
+    replace: store.replace.bind(store),
+    delete: store.delete.bind(store),
+    query: store.query.bind(store),
+    deletePartition: store.deletePartition.bind(store),
+    batch: store.batch.bind(store),
+    close: async () => {},
+  };
 }
 
 /** A service whose sender retries fast, so that tests of retries take milliseconds. */
@@ -29,6 +45,7 @@ export function webhookService(options: WebhookServiceOptions = {}): FormService
       maxAttempts: options.maxAttempts ?? 5,
     }),
     webhookPollMs: options.pollMs ?? 50,
+    webhookLeaseMs: options.leaseMs,
     onError: (error) => assert.fail(error instanceof Error ? error : String(error)),
   });
 }

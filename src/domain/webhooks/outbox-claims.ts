@@ -104,17 +104,21 @@ export async function dropEntry(ctx: Context, claim: Claim) {
 }
 
 /**
- * Writes a delivered delivery (`change` applied to `known`, the record as last read) and
- * takes its entry out of the outbox in one `Store.batch`: one journal line on lowdb. When
- * either changed meanwhile (a redelivery asked for, the claim lost), falls back to a
- * re-read write of the record and a removal of the entry only if it is still this claim's.
+ * Ends a delivery held by `claim`: writes its record (`change` applied to `known`, the
+ * record as last read) and takes its entry out of the outbox in one `Store.batch`, one
+ * journal line on lowdb. When either changed meanwhile, the entry is first renewed until
+ * `leaseEnd` on the claim's etag: only if that holds (the entry is still this claim's) is
+ * the record written again from a fresh read and the entry removed. A claim another
+ * instance took over is left to it, and its outcome is that instance's to write.
+ * @returns whether the claim still held; when not, nothing was written.
  */
-export async function settleDelivered(
+export async function settleClaim(
   ctx: Context,
   claim: Claim,
   known: Stored<DeliveryRecord> | null,
   change: (delivery: DeliveryRecord) => void,
-) {
+  leaseEnd: string,
+): Promise<boolean> {
   const { webhook_id: logId, id } = claim.record;
   if (known) {
     const record = changedDelivery(ctx, known.record, change);
@@ -134,13 +138,18 @@ export async function settleDelivered(
           partition: claim.partition,
           id,
           ifMatch: claim.etag,
+          // Cosmos DB writes this batch in two phases and would read the entry otherwise.
+          previous: claim.record,
         },
       ]);
-      return;
+      return true;
     } catch (error) {
       if (!(error instanceof StoreConflictError)) throw error;
     }
   }
+  const held = await rewriteClaim(ctx, { ...claim, record: { ...claim.record, due_at: leaseEnd } });
+  if (!held) return false;
   await updateDelivery(ctx, logId, id, change);
-  await dropEntry(ctx, claim);
+  await dropEntry(ctx, held);
+  return true;
 }

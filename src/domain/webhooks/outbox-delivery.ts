@@ -1,124 +1,108 @@
+import type { Stored } from "../../ports/store.ts";
 import { isSuccess } from "../../ports/webhook-retries.ts";
-import type { AttemptOutcome, DeliveryResult, WebhookSender } from "../../ports/webhook-sender.ts";
+import type { AttemptOutcome, WebhookSender } from "../../ports/webhook-sender.ts";
 import { type Context, collections } from "../context.ts";
-import { type Claim, dropEntry, rewriteClaim, settleDelivered } from "./outbox-claims.ts";
+import { type HeldClaim, holdClaim, type LeaseTerms } from "./claim-lease.ts";
+import { type Claim, rewriteClaim, settleClaim } from "./outbox-claims.ts";
 import { sendFor } from "./outbox-senders.ts";
 import { updateDelivery } from "./webhook-deliveries.ts";
 import type { AttemptRecord, DeliveryRecord } from "./webhook-outbox.ts";
 
 /** What delivering one claimed outbox entry needs from the worker that claimed it. */
-export interface DeliveryRun {
-  ctx: Context;
+export interface DeliveryRun extends LeaseTerms {
   sender: WebhookSender;
   /** Aborted when the service closes: the delivery stops and hands its claim back. */
   signal: AbortSignal;
-  /** When a lease taken or renewed now ends. */
-  leaseEnd(): string;
 }
 
 /**
- * Delivers one claimed entry: makes its attempts from the count the claim left, renewing the
- * lease before each later one and stopping as soon as a renewal fails (another instance has
- * it), records every attempt on the delivery, and ends by taking the entry out of the outbox,
- * or, stopped by a closing service, by handing it back.
+ * Delivers one claimed entry: makes its attempts from the count the claim left, keeping the
+ * claim's lease alive all along (claim-lease.ts) and counting each later attempt on the
+ * entry before it is made, and stops as soon as the claim is lost (another instance has
+ * it). Records every attempt on the delivery, and ends by taking the entry out of the
+ * outbox, or, stopped by a closing service, by handing it back.
  */
 export async function deliverClaim(run: DeliveryRun, first: Claim): Promise<void> {
+  const lease = holdClaim(run, first);
+  try {
+    await deliverHeld(run, lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function deliverHeld(run: DeliveryRun, lease: HeldClaim): Promise<void> {
   const { ctx } = run;
-  const entry = first.record;
+  const entry = lease.claim().record;
   // The claim counted the first attempt it makes (outbox-claims.ts).
   const counted = entry.attempts_made;
-  const made = counted - 1;
+  let attempted = counted - 1;
   const delivery = await ctx.store.get<DeliveryRecord>(
     collections.webhookDeliveries,
     entry.webhook_id,
     entry.id,
   );
+  const log = attemptLog(run, lease, delivery);
   const send = delivery && (await sendFor(ctx, run.sender, entry, delivery.record));
-  if (!delivery || !send) return finish(run, first, { status: "failed", attempts: made }, false);
-  const log = attemptLog(ctx, first, delivery);
+  if (!send) return log.end("failed");
   if ("refused" in send) {
     await log.note(counted, { kind: "refused", message: send.refused });
-    return finish(run, first, { status: "failed", attempts: counted }, false);
+    return log.end("failed");
   }
-  const lease = leaseRenewal(run, first, counted);
   const result = await send({
-    attemptsMade: made,
+    attemptsMade: counted - 1,
     signal: run.signal,
-    beforeAttempt: lease.beforeAttempt,
-    afterAttempt: (attempt, outcome) => log.note(attempt, outcome, lease.claim()),
-  });
-  await finish(run, lease.claim(), result, log.settled(), lease.attempted());
-}
-
-/**
- * The delivery record's log of attempts. A failed attempt is appended; a 2xx ends the
- * delivery: its attempt, its status and the entry's removal in one write.
- */
-function attemptLog(ctx: Context, claim: Claim, first: { record: DeliveryRecord; etag: string }) {
-  const { webhook_id: webhookId, id } = claim.record;
-  let delivery: { record: DeliveryRecord; etag: string } | null = first;
-  let settled = false;
-  return {
-    settled: () => settled,
-    async note(attempt: number, outcome: AttemptOutcome, current: Claim = claim) {
-      const change = (record: DeliveryRecord) => {
-        record.attempts.push(attemptRecord(attempt, outcome, ctx.now()));
-      };
-      if (!isSuccess(outcome)) {
-        delivery = await updateDelivery(ctx, webhookId, id, change, delivery);
-        return;
-      }
-      await settleDelivered(ctx, current, delivery, (record) => {
-        change(record);
-        record.status = "delivered";
-      });
-      settled = true;
-    },
-  };
-}
-
-/** Renews the claim's lease before every attempt after the first, which the claim leased. */
-function leaseRenewal(run: DeliveryRun, first: Claim, counted: number) {
-  let claim = first;
-  let attempted = counted - 1;
-  return {
-    claim: () => claim,
-    attempted: () => attempted,
-    async beforeAttempt(attempt: number): Promise<boolean> {
-      if (attempt !== counted) {
-        const renewed = await rewriteClaim(run.ctx, {
-          ...claim,
-          record: { ...claim.record, attempts_made: attempt, due_at: run.leaseEnd() },
-        });
-        if (!renewed) return false;
-        claim = renewed;
-      }
+    async beforeAttempt(attempt) {
+      // A later attempt is counted on the entry before it is made, so a crash counts it too.
+      if (attempt !== counted && !(await lease.renew({ attempts_made: attempt }))) return false;
       attempted = attempt;
       return true;
     },
-  };
+    afterAttempt: (attempt, outcome) => log.note(attempt, outcome),
+  });
+  if (result.status !== "stopped") return log.end(result.status);
+  const claim = await lease.release();
+  if (run.signal.aborted && claim) await handBack(ctx, claim, attempted);
 }
 
 /**
- * Records how a delivery ended and takes it out of the outbox (unless `settled`: done), or,
- * stopped by a closing service, hands it back with `attempted` attempts made.
+ * The delivery record's log of attempts. Every attempt is appended, since it was made. How
+ * the delivery ended (a 2xx's attempt, or the last status, with the entry's removal) is
+ * written only while the claim holds: a claim lost to another instance leaves the delivery
+ * to it, so that this one never writes its outcome over the other's attempts.
  */
-async function finish(
-  run: DeliveryRun,
-  claim: Claim,
-  result: DeliveryResult,
-  settled: boolean,
-  attempted = 0,
-) {
-  if (settled) return;
-  if (result.status === "stopped") {
-    if (run.signal.aborted) await handBack(run.ctx, claim, attempted);
-    return;
-  }
-  await updateDelivery(run.ctx, claim.record.webhook_id, claim.record.id, (record) => {
-    record.status = result.status === "delivered" ? "delivered" : "failed";
-  });
-  await dropEntry(run.ctx, claim);
+function attemptLog(run: DeliveryRun, lease: HeldClaim, first: Stored<DeliveryRecord> | null) {
+  const { ctx } = run;
+  const { webhook_id: logId, id } = lease.claim().record;
+  let delivery = first;
+  let ended = false;
+  /** Ends the delivery with `change`, unless it has ended. @returns whether the claim held. */
+  const end = async (change: (record: DeliveryRecord) => void) => {
+    if (ended) return true;
+    ended = true;
+    const claim = await lease.release();
+    return claim !== null && settleClaim(ctx, claim, delivery, change, run.leaseEnd());
+  };
+  return {
+    async note(attempt: number, outcome: AttemptOutcome) {
+      const append = (record: DeliveryRecord) => {
+        record.attempts.push(attemptRecord(attempt, outcome, ctx.now()));
+      };
+      if (isSuccess(outcome)) {
+        const held = await end((record) => {
+          append(record);
+          record.status = "delivered";
+        });
+        if (held) return;
+      }
+      delivery = await updateDelivery(ctx, logId, id, append, delivery);
+    },
+    async end(status: "delivered" | "failed") {
+      await end((record) => {
+        record.status = status;
+      });
+    },
+  };
 }
 
 /** Closing: makes a claimed entry due at once for whoever runs next, if it is still ours. */

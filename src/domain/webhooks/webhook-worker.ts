@@ -10,7 +10,10 @@ export interface WebhookWorkerOptions {
   sender: WebhookSender;
   /** How often the outbox is read when nothing nudges the worker. */
   pollMs: number;
-  /** How long a claim holds; renewed before every attempt. Must outlast one attempt and the wait before it. */
+  /**
+   * How long a claim holds unless renewed. The worker renews it every third of it for as
+   * long as it holds the claim, so it runs out only when the instance dies (or stalls).
+   */
   leaseMs: number;
   /** Deliveries in flight at once. */
   maxConcurrent: number;
@@ -31,9 +34,11 @@ export interface WebhookWorker {
 /**
  * Delivers what the outbox holds. Several instances may share one Store: an instance takes
  * a due entry by a conditional write that makes it its own until the lease ends (the entry
- * is then not due again before that), renews the lease before each later attempt, and stops
- * as soon as a renewal fails, so no attempt is made twice. A crashed instance's entries come
- * due again when their leases end, and another instance carries on from the attempt count.
+ * is then not due again before that), renews the lease every third of it while it holds
+ * the entry, attempts in flight included, and stops as soon as a renewal fails. A crashed
+ * instance's entries come due again within one lease, and another instance carries on from
+ * the attempt count. So a delivery is made at least once: an attempt is made again only
+ * when the instance that made it died, or stalled past its lease, before settling it.
  *
  * The outbox is spread over several partitions (outbox-partitions.ts); a read takes the due
  * entries of all of them, fairly, and what it could not start yet waits in `candidates`, so
@@ -71,8 +76,15 @@ class OutboxReader {
   ) {
     // Every delivery in flight listens to it, each attempt too: more than the default 10.
     setMaxListeners(0, this.abort.signal);
-    const leaseEnd = () => new Date(ctx.now().getTime() + options.leaseMs).toISOString();
-    this.run = { ctx, sender: options.sender, signal: this.abort.signal, leaseEnd };
+    const { leaseMs, onError } = options;
+    this.run = {
+      ctx,
+      sender: options.sender,
+      signal: this.abort.signal,
+      leaseEnd: () => new Date(ctx.now().getTime() + leaseMs).toISOString(),
+      renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)),
+      onError,
+    };
   }
 
   /** Reads the outbox, or has the read in progress read once more when it is done. */

@@ -203,6 +203,9 @@ export function summaryLine(
     "files missing": m.filesMissing,
     "mails missing": m.mailsMissing,
     "destinations missing": m.destinationsMissing,
+    "upload holds": snapshot.forms
+      .map((form) => form.attachments.filter((file) => file.uploading).length)
+      .join("/"),
     "outbox left": [...snapshot.outbox].map(([kind, count]) => `${count} ${kind}`).join(" + ") || 0,
   };
   const text = Object.entries(parts).map(([name, value]) => `${name} ${value}`);

@@ -1,88 +1,13 @@
 /**
  * The load of the exact crash tests: clients sending S3 uploads, S2s (with a file, plain,
- * drafts), S6 edits and S7 deletes round-robin to the live instances of a cluster, while
- * each round kills -9 one instance (in turn) and starts it again. Every answer is kept in
- * {@link Told}: what a client was told is what the records must show afterwards.
+ * drafts), S6 edits and S7 deletes round-robin to the live instances of a cluster
+ * (crash-cluster.ts), while each round kills -9 one instance (in turn) and starts it again.
+ * Every answer is kept in {@link Told}: what a client was told is what the records must show
+ * afterwards.
  */
-import type { StandaloneServer } from "../../bench/standalone-process.ts";
+import { type Cluster, progress } from "./crash-cluster.ts";
 import type { Told } from "./crash-records.ts";
 import { fields, type LoadedForm, maxFileBytes } from "./crash-world.ts";
-
-/** Server processes serving the same data: `count` of them, each started by `start`. */
-export interface Instances {
-  count: number;
-  /** Starts instance `index` and waits until it listens. */
-  start(index: number): Promise<StandaloneServer>;
-}
-
-/** The instances running now; one killed is left out until it listens again. */
-export class Cluster {
-  private readonly live: (StandaloneServer | undefined)[] = [];
-  private turn = 0;
-  /** kill -9s made. */
-  kills = 0;
-
-  constructor(private readonly instances: Instances) {}
-
-  /** Starts every instance. */
-  async start(): Promise<void> {
-    const started = await Promise.all(
-      Array.from({ length: this.instances.count }, (_, index) => this.instances.start(index)),
-    );
-    this.live.push(...started);
-  }
-
-  /** The next live instance, round-robin; `undefined` while none is. */
-  pick(): StandaloneServer | undefined {
-    const up = this.live.filter((server) => server !== undefined);
-    return up[this.turn++ % Math.max(1, up.length)];
-  }
-
-  /** Any instance, for setup calls. */
-  first(): StandaloneServer {
-    const server = this.pick();
-    if (!server) throw new Error("no instance is running");
-    return server;
-  }
-
-  /** kill -9 of instance `index`, then starts it again; the others keep serving meanwhile. */
-  async crash(index: number): Promise<void> {
-    const server = this.live[index];
-    if (!server) return;
-    this.live[index] = undefined;
-    const exited = new Promise((resolve) => server.child.once("exit", resolve));
-    server.child.kill("SIGKILL");
-    this.kills++;
-    await exited;
-    this.live[index] = await this.instances.start(index);
-  }
-
-  /** How many instances serve when none is down. */
-  get size(): number {
-    return this.instances.count;
-  }
-
-  /**
-   * Stops every running instance with SIGTERM, and with SIGKILL one still running after
-   * `graceMs` (a request that never ends would hold its graceful stop for ever).
-   */
-  async stop(graceMs = 10_000): Promise<void> {
-    const running = this.live.splice(0).filter((server) => server !== undefined);
-    await Promise.all(
-      running.map(async ({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => {
-          progress(`instance ${child.pid} still running ${graceMs} ms after SIGTERM: SIGKILL`);
-          child.kill("SIGKILL");
-        }, graceMs);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
-  }
-}
 
 /** How many answers of each kind came, e.g. `S2 200`, `S7 died`, and their milliseconds in all. */
 export type Answers = Map<string, { count: number; ms: number }>;
@@ -189,9 +114,10 @@ export interface FormLoad {
 }
 
 /**
- * Turn `n` (unique: it names the values sent), the form's `step`-th, on `load.form`: mostly an upload and an S2 claiming it; else an upload left
- * unclaimed, a plain S2, a draft then the S6 that submits it, an S6 that swaps the file, an
- * S6 of the name, or (owner's form only: the partner's monthly count stays exact) an S7.
+ * Turn `n` (unique: it names the values sent), the form's `step`-th, on `load.form`: mostly
+ * an upload and an S2 claiming it; else an upload left unclaimed, a plain S2, a draft then
+ * the S6 that submits it, an S6 that swaps the file, an S6 of the name, or (owner's form
+ * only: the partner's monthly count stays exact) an S7.
  */
 async function turn(client: Client, load: FormLoad, step: number, n: number): Promise<void> {
   const { form, told, live } = load;
@@ -254,11 +180,6 @@ async function turn(client: Client, load: FormLoad, step: number, n: number): Pr
       }
     }
   }
-}
-
-/** With `CRASH_VERBOSE=1`, a line on stderr as the rounds go, to see a run as it goes. */
-export function progress(line: string): void {
-  if (process.env.CRASH_VERBOSE === "1") process.stderr.write(`crash: ${line}\n`);
 }
 
 /** Options of {@link runLoad}. */

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, type TestContext } from "node:test";
-import { type Answers, Cluster, type FormLoad, type Instances, runLoad } from "./crash-load.ts";
+import { Cluster, type Instances } from "./crash-cluster.ts";
+import { type Answers, type FormLoad, runLoad } from "./crash-load.ts";
 import {
   type Measures,
   measure,

@@ -1,0 +1,86 @@
+/**
+ * The server processes of an exact crash test: several instances on the same data, picked
+ * round-robin by the load, one at a time killed -9 and started again.
+ */
+import type { StandaloneServer } from "../../bench/standalone-process.ts";
+
+/** Server processes serving the same data: `count` of them, each started by `start`. */
+export interface Instances {
+  count: number;
+  /** Starts instance `index` and waits until it listens. */
+  start(index: number): Promise<StandaloneServer>;
+}
+
+/** The instances running now; one killed is left out until it listens again. */
+export class Cluster {
+  private readonly live: (StandaloneServer | undefined)[] = [];
+  private turn = 0;
+  /** kill -9s made. */
+  kills = 0;
+
+  constructor(private readonly instances: Instances) {}
+
+  /** Starts every instance. */
+  async start(): Promise<void> {
+    const started = await Promise.all(
+      Array.from({ length: this.instances.count }, (_, index) => this.instances.start(index)),
+    );
+    this.live.push(...started);
+  }
+
+  /** The next live instance, round-robin; `undefined` while none is. */
+  pick(): StandaloneServer | undefined {
+    const up = this.live.filter((server) => server !== undefined);
+    return up[this.turn++ % Math.max(1, up.length)];
+  }
+
+  /** Any instance, for setup calls. */
+  first(): StandaloneServer {
+    const server = this.pick();
+    if (!server) throw new Error("no instance is running");
+    return server;
+  }
+
+  /** kill -9 of instance `index`, then starts it again; the others keep serving meanwhile. */
+  async crash(index: number): Promise<void> {
+    const server = this.live[index];
+    if (!server) return;
+    this.live[index] = undefined;
+    const exited = new Promise((resolve) => server.child.once("exit", resolve));
+    server.child.kill("SIGKILL");
+    this.kills++;
+    await exited;
+    this.live[index] = await this.instances.start(index);
+  }
+
+  /** How many instances serve when none is down. */
+  get size(): number {
+    return this.instances.count;
+  }
+
+  /**
+   * Stops every running instance with SIGTERM, and with SIGKILL one still running after
+   * `graceMs` (a request that never ends would hold its graceful stop for ever).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    const running = this.live.splice(0).filter((server) => server !== undefined);
+    await Promise.all(
+      running.map(async ({ child }) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => {
+          progress(`instance ${child.pid} still running ${graceMs} ms after SIGTERM: SIGKILL`);
+          child.kill("SIGKILL");
+        }, graceMs);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+}
+
+/** With `CRASH_VERBOSE=1`, a line on stderr as the rounds go, to see a run as it goes. */
+export function progress(line: string): void {
+  if (process.env.CRASH_VERBOSE === "1") process.stderr.write(`crash: ${line}\n`);
+}

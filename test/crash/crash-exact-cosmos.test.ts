@@ -17,7 +17,7 @@ import { startCosmosProcess } from "../emulators/cosmos-process.ts";
 import { adminSecret } from "../standalone/crash-fixture.ts";
 import { bundleAzureServer } from "./azure-bundle.ts";
 import { promisesHold, readSnapshot, type Snapshot } from "./crash-records.ts";
-import { pollUntil, runScenario } from "./crash-scenario.ts";
+import { crashSettings, pollUntil, runScenario } from "./crash-scenario.ts";
 
 const database = "crash";
 const container = "formwork";
@@ -60,7 +60,7 @@ describe("exact crash promises on Cosmos DB and Blob Storage, three instances", 
     };
     await runScenario(t, {
       name: "cosmos+blob, 3 instances",
-      rounds: Number(process.env.CRASH_ROUNDS ?? 5),
+      rounds: crashSettings.rounds,
       loadMs: 2000,
       clients: 18,
       async instances(receivers) {
@@ -91,13 +91,10 @@ describe("exact crash promises on Cosmos DB and Blob Storage, three instances", 
       async recover({ cluster, forms, customerId, measure }) {
         let snapshot: Snapshot | undefined;
         // The other instances live on: their recovery sweeps and webhook workers finish the work.
-        await pollUntil(
-          async () => {
-            snapshot = await readSnapshot(store, forms, customerId, blobsOf);
-            return promisesHold(measure(snapshot));
-          },
-          Number(process.env.CRASH_RECOVERY_MS ?? 60_000),
-        );
+        await pollUntil(async () => {
+          snapshot = await readSnapshot(store, forms, customerId, blobsOf);
+          return promisesHold(measure(snapshot));
+        }, crashSettings.recoveryMs);
         await cluster.stop();
         return snapshot as Snapshot;
       },

@@ -13,7 +13,7 @@ import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { adminSecret, type Owned } from "../standalone/crash-fixture.ts";
 import { start } from "../standalone/server-process.ts";
 import { readSnapshot } from "./crash-records.ts";
-import { pollUntil, runScenario } from "./crash-scenario.ts";
+import { crashSettings, pollUntil, runScenario } from "./crash-scenario.ts";
 import { deliveredIds } from "./crash-world.ts";
 
 describe("exact crash promises on lowdb and fs, one instance", { timeout: 180_000 }, () => {
@@ -22,7 +22,7 @@ describe("exact crash promises on lowdb and fs, one instance", { timeout: 180_00
     after(() => rm(dataDir, { recursive: true, force: true }));
     await runScenario(t, {
       name: "lowdb+fs, 1 instance",
-      rounds: Number(process.env.CRASH_ROUNDS ?? 5),
+      rounds: crashSettings.rounds,
       loadMs: 2000,
       clients: 18,
       async instances(receivers) {
@@ -43,19 +43,16 @@ describe("exact crash promises on lowdb and fs, one instance", { timeout: 180_00
       async recover({ cluster, forms, customerId, receivers }) {
         // The files cannot be read while the server holds them: wait for the webhooks through
         // S5, then stop the server and read what it left.
-        await pollUntil(
-          async () => {
-            const server = cluster.first();
-            const { webhooks } = deliveredIds(receivers);
-            for (const form of forms) {
-              for (const submission of await listAll(server, form)) {
-                if (!submission.is_draft_submission && !webhooks.has(submission.id)) return false;
-              }
+        await pollUntil(async () => {
+          const server = cluster.first();
+          const { webhooks } = deliveredIds(receivers);
+          for (const form of forms) {
+            for (const submission of await listAll(server, form)) {
+              if (!submission.is_draft_submission && !webhooks.has(submission.id)) return false;
             }
-            return true;
-          },
-          Number(process.env.CRASH_RECOVERY_MS ?? 60_000),
-        );
+          }
+          return true;
+        }, crashSettings.recoveryMs);
         await cluster.stop();
         const store = createLowdbStore({ directory: join(dataDir, "records"), warn: () => {} });
         try {

@@ -2,6 +2,9 @@
  * One exact crash scenario, whatever the backend: receivers, a cluster of server processes,
  * the forms set up through the HTTP API, rounds of load with a kill -9 each, then the
  * backend's recovery wait and the checks of crash-records.ts, with a one-line summary.
+ *
+ * For a run by hand: `CRASH_VERBOSE=1` prints each round on stderr as it goes; `CRASH_ROUNDS`
+ * and `CRASH_RECOVERY_MS` change the rounds (5) and the longest recovery wait (60000 ms).
  */
 import assert from "node:assert/strict";
 import { after, type TestContext } from "node:test";
@@ -15,6 +18,12 @@ import {
   summaryLine,
 } from "./crash-records.ts";
 import { type LoadedForm, type Receivers, setUpForms, startReceivers } from "./crash-world.ts";
+
+/** The rounds and the longest recovery wait, from the environment or their defaults. */
+export const crashSettings = {
+  rounds: Number(process.env.CRASH_ROUNDS ?? 5),
+  recoveryMs: Number(process.env.CRASH_RECOVERY_MS ?? 60_000),
+};
 
 /** What a backend's recovery wait gets. */
 export interface Recovery {

@@ -15,17 +15,29 @@ export interface Instances {
 export class Cluster {
   private readonly live: (StandaloneServer | undefined)[] = [];
   private turn = 0;
+  /** Set by `stop`: an instance that listens after it is stopped at once, never served. */
+  private stopped = false;
   /** kill -9s made. */
   kills = 0;
 
   constructor(private readonly instances: Instances) {}
 
-  /** Starts every instance. */
+  /** Starts every instance; when one fails to, the others are kept (for `stop`) and it throws. */
   async start(): Promise<void> {
-    const started = await Promise.all(
-      Array.from({ length: this.instances.count }, (_, index) => this.instances.start(index)),
+    const started = await Promise.allSettled(
+      Array.from({ length: this.instances.count }, (_, index) => this.launch(index)),
     );
-    this.live.push(...started);
+    const failed = started.find((one) => one.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
+  /** Starts instance `index` in its place, unless the cluster was stopped meanwhile. */
+  private async launch(index: number): Promise<void> {
+    const server = await this.instances.start(index);
+    // A test that failed may have stopped the cluster while this one was starting: a server
+    // left running then would keep the test process alive for ever.
+    if (this.stopped) await stopChild(server, 10_000);
+    else this.live[index] = server;
   }
 
   /** The next live instance, round-robin; `undefined` while none is. */
@@ -50,7 +62,7 @@ export class Cluster {
     server.child.kill("SIGKILL");
     this.kills++;
     await exited;
-    this.live[index] = await this.instances.start(index);
+    await this.launch(index);
   }
 
   /** How many instances serve when none is down. */
@@ -63,21 +75,23 @@ export class Cluster {
    * `graceMs` (a request that never ends would hold its graceful stop for ever).
    */
   async stop(graceMs = 10_000): Promise<void> {
+    this.stopped = true;
     const running = this.live.splice(0).filter((server) => server !== undefined);
-    await Promise.all(
-      running.map(async ({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => {
-          progress(`instance ${child.pid} still running ${graceMs} ms after SIGTERM: SIGKILL`);
-          child.kill("SIGKILL");
-        }, graceMs);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
+    await Promise.all(running.map((server) => stopChild(server, graceMs)));
   }
+}
+
+/** SIGTERM, then SIGKILL past `graceMs`; resolves once the process exited. */
+async function stopChild({ child }: StandaloneServer, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => {
+    progress(`instance ${child.pid} still running ${graceMs} ms after SIGTERM: SIGKILL`);
+    child.kill("SIGKILL");
+  }, graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** With `CRASH_VERBOSE=1`, a line on stderr as the rounds go, to see a run as it goes. */

@@ -19,6 +19,8 @@ export class Cluster {
   private stopped = false;
   /** kill -9s made. */
   kills = 0;
+  /** What the instances wrote after they listened (their error log lines), the first 100. */
+  readonly logs: string[] = [];
 
   constructor(private readonly instances: Instances) {}
 
@@ -34,6 +36,15 @@ export class Cluster {
   /** Starts instance `index` in its place, unless the cluster was stopped meanwhile. */
   private async launch(index: number): Promise<void> {
     const server = await this.instances.start(index);
+    const keep = (chunk: Buffer) => {
+      // Every line but the one each graceful stop prints.
+      const lines = String(chunk).split("\n");
+      for (const line of lines.filter((one) => one && !one.startsWith("formwork: SIG"))) {
+        if (this.logs.length < 100) this.logs.push(`instance ${index}: ${line}`);
+      }
+    };
+    server.child.stdout?.on("data", keep);
+    server.child.stderr?.on("data", keep);
     // A test that failed may have stopped the cluster while this one was starting: a server
     // left running then would keep the test process alive for ever.
     if (this.stopped) await stopChild(server, 10_000);

@@ -111,6 +111,7 @@ export async function runScenario(t: TestContext, scenario: Scenario): Promise<v
   );
   t.diagnostic(line);
   t.diagnostic(`${scenario.name} answers: ${describeAnswers(answers)}`);
+  for (const line of cluster.logs.slice(0, 5)) t.diagnostic(line.slice(0, 400));
   assert.ok(acknowledged > 0 && deleted > 0, `too little load: ${line}`);
   assert.equal(cluster.kills, scenario.rounds);
   const { asserted, zero } = zeroOf(measures);

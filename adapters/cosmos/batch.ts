@@ -89,9 +89,14 @@ export interface BatchWriter {
 
 /**
  * Writes `ops` (checked by `checkBatch`) the crash-exact way this module describes.
+ *
+ * The first write goes out with no wait before it (no await, no read the ops do not need):
+ * S2's turn on a form's counter ends as soon as its batch is handed over, and the next post
+ * reads the counter after it (src/domain/quotas/counter-turns.ts), so the write that raises
+ * the counter must be on its way first, as the ops' first partition key.
  * @throws {StoreConflictError} when an op's condition fails; nothing is written then
  */
-export async function writeBatch(
+export function writeBatch(
   container: Container,
   ops: readonly BatchOp[],
   writer: BatchWriter,
@@ -111,18 +116,30 @@ export async function writeBatch(
     indexes.some((index) => (ops[index] as BatchOp).op !== "create"),
   );
   const [anchor, anchorIndexes] = conditional[0] ?? [first, byKey.get(first) as number[]];
-  if (conditional.length === 2 && (conditional[1] as [string, number[]])[1].length < 100) {
-    if (anchorIndexes.length < transactionalBatchLimit) {
-      return writeTwoPhase(container, ops, conditional[1] as [string, number[]], anchor, writer);
+  const fits = (indexes: number[]) => indexes.length < transactionalBatchLimit;
+  if (conditional.length === 2 && fits(anchorIndexes)) {
+    const [commitPk, commitIndexes] = conditional[1] as [string, number[]];
+    if (fits(commitIndexes)) {
+      return writeTwoPhase(container, ops, [anchor, anchorIndexes], commitPk, writer);
     }
   }
-  if (conditional.length > 1 || anchorIndexes.length >= transactionalBatchLimit) {
-    return batchInOrder(writer.store, ops);
-  }
-  const anchorOps = await withPrevious(
-    writer.store,
-    anchorIndexes.map((index) => ops[index] as BatchOp),
-  );
+  if (conditional.length > 1 || !fits(anchorIndexes)) return batchInOrder(writer.store, ops);
+  return writeWithIntent(container, ops, [anchor, anchorIndexes], writer);
+}
+
+/**
+ * A batch whose conditional ops share one partition key (`anchor`): its ops there with an
+ * intent listing the creates elsewhere, as one transactional batch (the commit), then the
+ * creates.
+ */
+async function writeWithIntent(
+  container: Container,
+  ops: readonly BatchOp[],
+  [anchor, anchorIndexes]: [string, number[]],
+  writer: BatchWriter,
+): Promise<(Stored<StoreRecord> | null)[]> {
+  const given = anchorIndexes.map((index) => ops[index] as BatchOp);
+  const anchorOps = needsReads(given) ? await withPrevious(writer.store, given) : given;
   const restIndexes = ops.map((_, index) => index).filter((i) => !anchorIndexes.includes(i));
   const rest = restIndexes.map((index) => ops[index] as CreateOp);
   const intent = intentItemOf(anchor, rest, writer.now());
@@ -151,12 +168,13 @@ export async function writeBatch(
 }
 
 /**
- * A batch with conditional ops in two partition keys: the ops of the second (`prepared`)
- * first, with a prepared intent, as one transactional batch; then the commit, the ops of
- * the first partition key (`commitPk`) with the intent's marker, as another. A commit that
- * fails (a condition, or an abort marker that recovery wrote first) is taken back with the
- * prepared ops (`abortIntent`); a crash between the two leaves a prepared intent, which
- * recovery takes back. The creates elsewhere follow the commit, as in {@link writeBatch}.
+ * A batch with conditional ops in two partition keys: the ops of the first (`prepared`, the
+ * ops' first partition key: S2's form) with a prepared intent, as one transactional batch;
+ * then the commit, the ops of the second (`commitPk`: a partner customer's quotas) with the
+ * intent's marker, as another. A commit that fails (a condition, or an abort marker that
+ * recovery wrote first) is taken back with the prepared ops (`abortIntent`); a crash
+ * between the two leaves a prepared intent, which recovery takes back. The creates
+ * elsewhere follow the commit, as in {@link writeWithIntent}.
  */
 async function writeTwoPhase(
   container: Container,
@@ -166,26 +184,24 @@ async function writeTwoPhase(
   writer: BatchWriter,
 ): Promise<(Stored<StoreRecord> | null)[]> {
   const at = (indexes: number[]) => indexes.map((index) => ops[index] as BatchOp);
-  const preparedOps = await withPrevious(writer.store, at(preparedIndexes));
-  // The commit: every op of its partition key. The rest, all creates, follow it.
-  const others = ops.map((_, index) => index).filter((i) => !preparedIndexes.includes(i));
   const pkOf = (index: number) =>
     placeOf((ops[index] as BatchOp).collection, (ops[index] as BatchOp).partition).pk;
+  // The commit: every op of its partition key. The rest, all creates, follow it.
+  const others = ops.map((_, index) => index).filter((i) => !preparedIndexes.includes(i));
   const inCommit = others.filter((index) => pkOf(index) === commitPk);
   const createIndexes = others.filter((index) => pkOf(index) !== commitPk);
-  const commitOps = await withPrevious(writer.store, at(inCommit));
+  const given = at(preparedIndexes);
+  const preparedOps = needsReads(given) ? await withPrevious(writer.store, given) : given;
+  // The commit is one transactional batch that nothing takes back once it lands.
+  const commitOps = at(inCommit);
   const creates = at(createIndexes) as CreateOp[];
   const now = writer.now();
   const intent = intentItemOf(preparedPk, creates, now, { commitPk, ops: preparedOps });
   const prepared = await transactionalBatch(container, preparedPk, preparedOps, intent);
   let committed: (Stored<StoreRecord> | null)[];
   try {
-    committed = await transactionalBatch(
-      container,
-      commitPk,
-      commitOps,
-      markerItemOf(intent, "committed", now),
-    );
+    const marker = markerItemOf(intent, "committed", now);
+    committed = await transactionalBatch(container, commitPk, commitOps, marker);
   } catch (error) {
     if ((await abortIntent(container, intent, writer.now())) === "committed") {
       throw new Error("cosmos store: a commit both failed and landed", { cause: error });
@@ -200,16 +216,23 @@ async function writeTwoPhase(
   const results: (Stored<StoreRecord> | null)[] = new Array(ops.length);
   for (const [n, index] of preparedIndexes.entries()) results[index] = prepared[n] ?? null;
   for (const [n, index] of inCommit.entries()) results[index] = committed[n] ?? null;
+  // A create whose id another record holds fails here, the batch applied: the service
+  // creates only fresh ids, so it cannot happen to it (writeWithIntent takes it back).
   const written = await rollForward(container, creates);
   for (const [n, index] of createIndexes.entries()) results[index] = written[n] ?? null;
   writer.forget(intent);
   return results;
 }
 
+/** Whether an op of `ops` lacks the record it writes over (`previous`), to be read first. */
+function needsReads(ops: readonly BatchOp[]): boolean {
+  return ops.some((op) => op.op !== "create" && !op.previous);
+}
+
 /**
  * `ops` with the record each replace, delete or patch writes over (`previous`), read first
- * where the op does not carry it, so that the batch can be taken back if a create after it
- * cannot be written (see {@link undoAnchor}). The service's ops carry it: no read then.
+ * where the op does not carry it, so that the batch can be taken back if it does not finish
+ * (see {@link undoAnchor}, `abortIntent`). The service's ops carry it: no read then.
  * @throws {StoreConflictError} `"etag"` when a record is missing or fails its op's condition
  */
 async function withPrevious(store: Store, ops: BatchOp[]): Promise<BatchOp[]> {

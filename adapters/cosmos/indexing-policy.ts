@@ -19,6 +19,9 @@ export const unindexedPaths: readonly string[] = [
   "/form_definition/*",
   "/form_configuration/*",
   '/"_etag"/?',
+  // An intent's lists (intents.ts): read whole by recovery, never filtered on.
+  "/creates/?",
+  "/prepared/*",
 ];
 
 /**

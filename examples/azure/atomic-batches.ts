@@ -7,10 +7,11 @@
  * promise Cosmos DB keeps, or the tests would prove nothing about it.
  *
  * This wraps the stand-in's route lookup (a CommonJS export its request handler reads on
- * every request) so that a batch request reaches a handler of ours, which runs the same operations, a patch included, on a copy-on-fail
- * basis: the container's item maps are copied before the batch and put back when an op
- * fails, so a failed atomic batch leaves every item, etag included, as it was. Cosmos DB's
- * answer to such a batch is kept: the failing op's status, 424 for every other op.
+ * every request) so that a batch request reaches a handler of ours. It runs the same
+ * operations, a patch included, keeping each op's item as it was before the op, and puts
+ * them back when an op fails, so a failed atomic batch leaves every item, etag included, as
+ * it was. Cosmos DB's answer to such a batch is kept: the failing op's status, 424 for
+ * every other op.
  *
  * Test and development infrastructure only; it reaches into the stand-in's internals
  * (checked against 1.0.x), which its tests would show the day they change.
@@ -25,12 +26,12 @@ const lib = join(dirname(require.resolve("@vercel/cosmosdb-server/package.json")
 
 /** The parts of the stand-in's item store this needs. */
 interface Items {
-  _data: Map<unknown, unknown>;
-  _index: Map<unknown, unknown>;
-  _ridCount: number;
+  delete(id: string, partition: unknown): void;
+  _set(item: unknown): unknown;
 }
 interface Collection {
   read(): unknown;
+  document(id: string, partition: unknown): { read(): unknown };
   documents: Items;
 }
 interface Account {
@@ -65,6 +66,9 @@ export function makeStandInBatchesAtomic(): void {
   >;
   const { patchOperation } = require(join(lib, "handler/_patch-operations.js")) as {
     patchOperation: (collection: Collection, input: Record<string, unknown>) => Outcome;
+  };
+  const { parsePartitionKey } = require(join(lib, "utils/get-partition-from-header.js")) as {
+    parsePartitionKey: (header: string, id: string) => unknown;
   };
   const readJson = (require(join(lib, "json.js")) as { default: (r: IncomingMessage) => unknown })
     .default;
@@ -102,11 +106,8 @@ export function makeStandInBatchesAtomic(): void {
       return { message: "Invalid request body" };
     }
     const items = collection.documents;
-    const saved = {
-      data: new Map(items._data),
-      index: new Map(items._index),
-      rid: items._ridCount,
-    };
+    // Each op's item as it was before the op, to put back if the batch fails.
+    const before: { id: string; partition: unknown; item: unknown }[] = [];
     const answers: Record<string, unknown>[] = [];
     let failedAt = -1;
     for (const [index, input] of (body as Operation[]).entries()) {
@@ -119,6 +120,9 @@ export function makeStandInBatchesAtomic(): void {
         res.statusCode = 400;
         return { message: `Operation type '${input?.operationType}' is not supported in Batch.` };
       }
+      const id = String(input.id ?? (input.resourceBody as { id?: unknown } | undefined)?.id);
+      const partition = parsePartitionKey(input.partitionKey ?? JSON.stringify([id]), id);
+      before.push({ id, partition, item: collection.document(id, partition).read() });
       const result = operation(collection, input);
       if (result.statusCode >= 400) {
         if (failedAt < 0) failedAt = index;
@@ -133,10 +137,12 @@ export function makeStandInBatchesAtomic(): void {
       }
     }
     if (atomic && failedAt >= 0) {
-      // Cosmos DB applies none of a failed transactional batch.
-      items._data = saved.data;
-      items._index = saved.index;
-      items._ridCount = saved.rid;
+      // Cosmos DB applies none of a failed transactional batch: each item goes back, etag
+      // included, the last op's first.
+      for (const { id, partition, item } of before.reverse()) {
+        if (collection.document(id, partition).read()) items.delete(id, partition);
+        if (item) items._set(item);
+      }
       return answers.map((answer, index) =>
         index === failedAt ? answer : { statusCode: 424, requestCharge: 0 },
       );

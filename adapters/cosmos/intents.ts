@@ -279,7 +279,11 @@ export async function abortIntent(
   }
   const ops = unpack<BatchOp[]>(intent.prepared?.ops ?? "j:[]");
   const pk = intent[partitionKeyField] as string;
-  for (let attempt = 0; attempt < 10; attempt++) {
+  let statuses = "";
+  for (let attempt = 0; attempt < 20; attempt++) {
+    // A record deleted or changed under the take-back: a short random wait, then again.
+    if (attempt > 0)
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     const current = await Promise.all(ops.map((op) => readItem(container, op)));
     const operations: OperationInput[] = [];
     for (const [index, op] of ops.entries()) {
@@ -294,8 +298,16 @@ export async function abortIntent(
     }
     // Gone: another instance took it back. Else a record changed under the undo: again.
     if (!(await readIntent(container, pk, intent.id))) return "aborted";
+    statuses = operations
+      .map(
+        (op, index) =>
+          `${op.operationType} ${"id" in op ? op.id : ""}: ${results[index]?.statusCode}`,
+      )
+      .join(", ");
   }
-  throw new Error("cosmos store: could not take back an unfinished write; recovery tries again");
+  throw new Error(
+    `cosmos store: could not take back the unfinished write ${intent.id} (${statuses}); recovery tries again`,
+  );
 }
 
 async function readItem(container: Container, op: BatchOp): Promise<Item | undefined> {

@@ -2,9 +2,10 @@
  * Taking back a write of a prepared intent that never committed (intents.ts), from the
  * record as it is now: other writers may have written it since, building on the write
  * (a quota counter raised again by the next post). So the write is not put back as a whole
- * record: its own changes are taken out of the record as it is now (a three-way undo).
+ * record: its own changes are taken out of the record as it is now (a three-way undo), as
+ * a patch that increments each count by the write's difference, negated.
  */
-import type { JSONObject, OperationInput } from "@azure/cosmos";
+import type { JSONObject, OperationInput, PatchOperation } from "@azure/cosmos";
 import { type BatchOp, batchOpRecord, type StoreRecord } from "formwork/ports";
 import { type Item, itemOf, placeOf, recordOf } from "./documents.ts";
 
@@ -38,9 +39,60 @@ export function undoOperation(
   if (op.op === "create" && sameRecord(now, written)) {
     return { operationType: "Delete", id: current.id, partitionKey: pk, ifMatch } as OperationInput;
   }
+  const operations: PatchOperation[] = [];
+  undoPatch(now, written, previous ?? { id: now.id }, "", operations);
+  if (operations.length === 0) return undefined;
+  if (operations.length <= patchLimit) {
+    // No condition: an increment takes the write's own delta off whatever others wrote since,
+    // so the take-back never loses a race with the writers of a busy counter.
+    return {
+      operationType: "Patch",
+      id: current.id,
+      partitionKey: pk,
+      resourceBody: { operations },
+    };
+  }
   const undone = withoutChanges(now, written, previous ?? { id: now.id }) as StoreRecord;
   const resourceBody = itemOf(undone, place) as JSONObject & Item;
   return { operationType: "Replace", id: current.id, resourceBody, ifMatch, partitionKey: pk };
+}
+
+/** Cosmos DB takes 10 operations in one patch. */
+const patchLimit = 10;
+
+/**
+ * The patch operations that take out of `now` the changes that turned `before` into `after`
+ * (the same rules as {@link withoutChanges}): a number changed by the write is incremented
+ * by the write's difference, negated; another value the write changed goes back to
+ * `before`'s (removed when it had none) while `now` still holds the write's.
+ */
+function undoPatch(
+  now: unknown,
+  after: unknown,
+  before: unknown,
+  path: string,
+  out: PatchOperation[],
+): void {
+  if (sameRecord(after, before)) return;
+  if (typeof after === "number" && (typeof before === "number" || before === undefined)) {
+    if (typeof now === "number") out.push({ op: "incr", path, value: (before ?? 0) - after });
+    return;
+  }
+  if (isObject(now) && isObject(after) && (isObject(before) || before === undefined)) {
+    const was = (before ?? {}) as Record<string, unknown>;
+    for (const key of new Set([...Object.keys(after), ...Object.keys(was)])) {
+      if (path === "" && key === "id") continue;
+      undoPatch(now[key], after[key], was[key], `${path}/${pointerOf(key)}`, out);
+    }
+    return;
+  }
+  if (!sameRecord(now, after)) return;
+  out.push(before === undefined ? { op: "remove", path } : { op: "set", path, value: before });
+}
+
+/** A key as a JSON pointer segment. */
+function pointerOf(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /**

@@ -242,9 +242,11 @@ export async function removeCreated(container: Container, creates: readonly Crea
 
 /** Removes the finished intent `intent`, and its marker when it has one; gone already is fine. */
 export async function removeIntent(container: Container, intent: IntentItem): Promise<void> {
+  // The intent first: a commit marker removed while its intent is still there would read,
+  // to a recovery that found the intent, as a commit that never came, and be taken back.
+  await deleteIfThere(container, intent.id, intent[partitionKeyField] as string);
   const commitPk = intent.prepared?.commitPk;
   if (commitPk !== undefined) await deleteIfThere(container, markerIdOf(intent), commitPk);
-  await deleteIfThere(container, intent.id, intent[partitionKeyField] as string);
 }
 
 async function deleteIfThere(container: Container, id: string, pk: string): Promise<void> {

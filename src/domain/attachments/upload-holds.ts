@@ -5,7 +5,7 @@ import { type Context, collections } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { formCounter, readFormCounter } from "../forms/form-snapshots.ts";
 import { batchAgain, type CountChange, countOps } from "../quotas/count-changes.ts";
-import { type CounterRecord, counterOp } from "../quotas/counters.ts";
+import { type CounterRecord, counterOp, counterToWrite } from "../quotas/counters.ts";
 import { quotaCounter, quotaExceeded } from "../quotas/quotas.ts";
 import type { AttachmentRecord } from "../submissions/submission-record.ts";
 import { uploadBucketOf } from "./attachment-sweep.ts";
@@ -142,8 +142,8 @@ export async function holdUpload(
 /** The owner's storage counter as read (`null`: none yet); `undefined` without a quota. */
 async function readStorageCounter(ctx: Context, form: FormRecord, quota: number) {
   if (!Number.isFinite(quota)) return undefined;
-  const key = storageCounter(form);
-  return ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+  // Made first when there is none: the hold's batch replaces it (counterToWrite).
+  return counterToWrite(ctx, storageCounter(form));
 }
 
 function storageCounter(form: FormRecord) {

@@ -1,8 +1,14 @@
 import { retryOnConflict } from "../../ports/conflict-retries.ts";
 import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
-import type { Context } from "../context.ts";
+import { type Context, collections } from "../context.ts";
 import { takeTurn } from "./counter-turns.ts";
-import { type CounterKey, type CounterRecord, counterOp, counterRetries } from "./counters.ts";
+import {
+  type CounterKey,
+  type CounterRecord,
+  counterOp,
+  counterRetries,
+  counterToWrite,
+} from "./counters.ts";
 
 /**
  * Counts changed in the same `Store.batch` as the records they count, so that a crash
@@ -33,13 +39,21 @@ export async function countOps(ctx: Context, changes: CountChange[]): Promise<Ba
   for (const { key, deltas, fields } of changes) {
     const moving = Object.entries(deltas).filter(([, delta]) => delta !== 0);
     if (moving.length === 0 && !fields) continue;
-    const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+    let stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
     if (!stored && moving.every(([, delta]) => delta < 0)) continue;
+    // A form's counter is created in the batch of its form's records; any other is made
+    // first (counterToWrite), as a batch beside records of another partition needs.
+    if (!stored && !isFormCounter(key)) stored = await counterToWrite(ctx, key);
     const counts = { ...stored?.record.counts };
     for (const [name, delta] of moving) counts[name] = Math.max(0, (counts[name] ?? 0) + delta);
     ops.push(counterOp(key, stored, counts, fields?.(stored)));
   }
   return ops;
+}
+
+/** Whether `key` is a form's own counter, which lives in its form's partition. */
+function isFormCounter(key: CounterKey): boolean {
+  return key.collection === collections.formCounters;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ConflictRetryOptions } from "../../ports/conflict-retries.ts";
-import type { BatchOp, Stored } from "../../ports/store.ts";
+import { type BatchOp, StoreConflictError, type Stored } from "../../ports/store.ts";
 import { updateRecord } from "../../ports/update-record.ts";
 import type { Context } from "../context.ts";
 
@@ -91,6 +91,33 @@ async function changeCounts(
     counterRetries,
   );
   return made;
+}
+
+/**
+ * A counter to write in a `Store.batch` beside records of another partition (a partner
+ * customer's quotas beside a form's records), as read; created first, empty, when there is
+ * none yet, so that the batch replaces it on its etag rather than creating it. A create of
+ * an id that another writer may create too cannot go in such a batch: on Cosmos DB it would
+ * be written after the batch's commit, where it could no longer fail the batch
+ * (adapters/cosmos/README.md, "Crash-exact writes").
+ */
+export async function counterToWrite(
+  ctx: Context,
+  key: CounterKey,
+): Promise<Stored<CounterRecord>> {
+  for (;;) {
+    const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+    if (stored) return stored;
+    try {
+      return await ctx.store.create<CounterRecord>(key.collection, key.partition, {
+        id: key.id,
+        counts: {},
+      });
+    } catch (error) {
+      // Another writer created it first: read theirs.
+      if (!(error instanceof StoreConflictError)) throw error;
+    }
+  }
 }
 
 /**

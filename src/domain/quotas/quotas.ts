@@ -2,7 +2,7 @@ import { ServiceError } from "../../kernel/errors.ts";
 import type { BatchOp } from "../../ports/store.ts";
 import { customerOf, partnerIdOf } from "../accounts/customers.ts";
 import { type Context, collections } from "../context.ts";
-import { adjustCount, type CounterKey, type CounterRecord, counterOp } from "./counters.ts";
+import { adjustCount, type CounterKey, counterOp, counterToWrite } from "./counters.ts";
 import { type QuotaName, quotaBodyField, quotaField } from "./customer-quotas.ts";
 
 /**
@@ -86,10 +86,10 @@ export async function quotaOp(
   if (!customer) return null;
   const limit = Number(customer[quotaField(quota)]);
   const key = quotaCounter(ownerUserId, quota, scopeOf(ctx, quota, scope));
-  const stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
-  const used = stored?.record.counts.used ?? 0;
+  const stored = await counterToWrite(ctx, key);
+  const used = stored.record.counts.used ?? 0;
   if (used + amount > limit) throw quotaExceeded(quota, limit);
-  return counterOp(key, stored, { ...stored?.record.counts, used: used + amount });
+  return counterOp(key, stored, { ...stored.record.counts, used: used + amount });
 }
 
 /** Gives back `amount` of a quota, for a record of the account that was removed. */

@@ -8,8 +8,11 @@
  *   creates; that batch is the commit. The creates follow, and a create that a crash left
  *   unwritten is written by the recovery of any instance (intents.ts), so the batch is
  *   rolled forward, never left half done;
- * - a batch with conditional ops in two or more partition keys goes op by op with undo, as
- *   before: the one shape a crash can still cut (the README names which writes have it).
+ * - with conditional ops in two partition keys, it goes in two phases: the first key's ops
+ *   with a *prepared* intent, then the second key's with a *marker* that commits it; a
+ *   prepared intent without its marker is taken back (intents.ts, undo.ts);
+ * - with conditional ops in three or more partition keys (none of the service's), or an
+ *   intent too large for an item, it goes op by op with undo: the shape a crash can cut.
  */
 import { Buffer } from "node:buffer";
 import type {

@@ -106,7 +106,8 @@ export interface Store {
    * once (lowdb journals it as one entry). Cosmos DB writes it as transactional batches,
    * one per partition key, and finishes one that a crash cut from an intent written with
    * the first (adapters/cosmos/README.md): until then, readers of other partitions may see
-   * part of it.
+   * part of it. There a create in another partition than the batch's conditional ops is
+   * written after its commit, so it must be of an id no other writer creates (a fresh one).
    * @returns per op: the written record and its etag (create, replace, patch), or `null`
    *   (delete)
    * @throws {StoreConflictError} `"exists"` for a create of an id already there, `"etag"`

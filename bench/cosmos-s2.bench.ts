@@ -34,6 +34,7 @@ import { createCosmosStore } from "../adapters/cosmos/index.ts";
 import { startCosmosStandIn } from "../examples/azure/emulators.ts";
 import { createFormService, type FormService } from "../src/index.ts";
 import type { Store } from "../src/ports/index.ts";
+import { kindOf } from "../test/emulators/cosmos.ts";
 import { adminSecret, formBody, postJson } from "./seeded-form.ts";
 
 const BEFORE_COMMIT = "aecb4ef";
@@ -82,25 +83,6 @@ async function loadBaseline(): Promise<StoreFactory | string> {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
     return stderr || (error as Error).message;
   }
-}
-
-/** What one request to the stand-in was (as test/emulators/cosmos.ts tells them apart). */
-function kindOf(request: IncomingMessage): string {
-  const { method = "", headers } = request;
-  const path = (request.url ?? "").split("?")[0] ?? "";
-  if (/\/docs\/[^/]+$/.test(path)) {
-    if (method === "GET") return "read";
-    if (method === "PUT") return "replace";
-    if (method === "PATCH") return "patch";
-    if (method === "DELETE") return "delete";
-  }
-  if (/\/docs$/.test(path) && method === "POST") {
-    if (headers["x-ms-cosmos-is-query-plan-request"]) return "query plan";
-    if (headers["x-ms-cosmos-is-batch-request"]) return "batch";
-    if (headers["x-ms-documentdb-isquery"]) return "query";
-    return "create";
-  }
-  return "metadata";
 }
 
 const standIn = await startCosmosStandIn();

@@ -88,7 +88,8 @@ function listeningUrl(child: ChildProcess): Promise<string> {
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/** Stops `child` (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");

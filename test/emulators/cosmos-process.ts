@@ -8,7 +8,7 @@
  * {@link startCosmosProcess} does so.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { startCosmosStandIn } from "../../examples/azure/emulators.ts";
+import { startCosmosStandIn, stopChild } from "../../examples/azure/emulators.ts";
 
 /** A stand-in running as a child process. */
 export interface CosmosProcess {
@@ -38,14 +38,7 @@ export async function startCosmosProcess(): Promise<CosmosProcess> {
     endpoint,
     key,
     child,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
 }
 

@@ -112,7 +112,8 @@ export async function startCosmosEmulator(): Promise<CosmosEmulator> {
   return emulator;
 }
 
-function kindOf(request: IncomingMessage): RequestKind {
+/** What one request to the stand-in is, by its method, path and headers. */
+export function kindOf(request: IncomingMessage): RequestKind {
   const { method = "", headers } = request;
   const path = (request.url ?? "").split("?")[0] ?? "";
   if (/\/docs\/[^/]+$/.test(path)) {

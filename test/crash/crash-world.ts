@@ -1,5 +1,5 @@
 /**
- * What the exact crash tests (issue 26 item 5) set up through the HTTP API before the load:
+ * What the exact crash tests set up through the HTTP API before the load:
  * an owner account's form and a partner customer's form, each with a text, an e-mail and a
  * file field, a webhook, a confirmation e-mail and a destination post; and the loopback
  * receivers those reach (webhooks, destination posts, an SMTP inbox).

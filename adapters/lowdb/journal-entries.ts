@@ -23,7 +23,7 @@ export type JournalEntry =
  */
 export function encodeEntry(entry: JournalEntry): Buffer {
   // Encoded once, straight into the line after room for the CRC and a space (no string
-  // concatenated first); the CRC of the JSON's bytes then goes in front (issue 12).
+  // concatenated first); the CRC of the JSON's bytes then goes in front (hot path).
   const json = JSON.stringify(entry);
   const end = 9 + Buffer.byteLength(json, "utf8");
   const line = Buffer.allocUnsafe(end + 1);

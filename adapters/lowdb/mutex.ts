@@ -17,7 +17,7 @@ export class Mutex {
   /**
    * Runs `op` after everything queued before it; resolves or rejects as `op` does. With
    * nothing queued, `op` starts at once: each S2 runs several operations on lowdb, and
-   * waiting on a settled tail cost promises for nothing (issue 12).
+   * waiting on a settled tail cost promises for nothing (hot path).
    */
   run<T>(op: () => Promise<T>): Promise<T> {
     const idle = this.#queued === 0;

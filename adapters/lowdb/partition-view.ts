@@ -48,7 +48,7 @@ export class PartitionView {
 
   /**
    * The segment owning `id` when it and the manifest are loaded, without waiting a turn
-   * (the request path's reads and batches: issue 12); `undefined` when either must be read.
+   * (the request path's reads and batches); `undefined` when either must be read.
    */
   loadedSegmentFor(id: string): Segment | undefined {
     const manifest = this.#manifest;

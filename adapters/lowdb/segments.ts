@@ -31,7 +31,7 @@ export async function readSnapshot(path: string, range: IdRange): Promise<Segmen
  * most `segmentSize` records (about 100 KB at the default 200), which the page cache
  * answers in tens of microseconds, while an asynchronous read makes four trips through
  * libuv's thread pool (open, stat, read, close) that a busy machine turns into
- * milliseconds: most of an S5 page that reads a segment not loaded (issue 11).
+ * milliseconds: most of an S5 page that reads a segment not loaded.
  */
 function readText(path: string): string | null {
   try {

@@ -39,7 +39,7 @@ export interface MemoryStoreOptions {
    * to the store (the port's ownership rule) fails with a `TypeError` at the change instead
    * of changing the stored record unseen. A check for tests of code written against the
    * port, such as this project's own: it costs about 8 µs of CPU per S2 in a server
-   * (issue 12), for nothing a correct caller needs.
+   * (hot path), for nothing a correct caller needs.
    */
   freezeWrites?: boolean;
 }

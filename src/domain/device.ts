@@ -10,7 +10,7 @@ export interface Device {
 /**
  * Describes the device at `address` with the service's country lookup: at once when the
  * lookup answers at once (the default), without the promises an `async` function would
- * make on every S2 (issue 12).
+ * make on every S2 (hot path).
  */
 export function deviceOf(ctx: Context, address: string): Device | Promise<Device> {
   let country: string | Promise<string>;

@@ -38,7 +38,7 @@ export async function readJson(request: Request, limit: number): Promise<unknown
 
 /**
  * The body as text. No `async` layers between the caller and the host's read: each would
- * add promises to every JSON request (issue 12).
+ * add promises to every JSON request, S2 included (the request path's CPU budget).
  */
 function readText(request: Request, limit: number): Promise<string> {
   const length = request.headers.get("content-length");

@@ -15,7 +15,7 @@ const queuedBytes = 256 * 1024;
  * One stream, not `Readable.toWeb` and a byte-limit `TransformStream` after it: `toWeb`
  * copies every chunk into a new buffer, and each stream between the parser and the blob
  * store costs several promise hops per chunk. Together they halved the upload rate of the
- * standalone server (issue 12). Chunks go on uncopied: they are views of the parser's input,
+ * standalone server (bench/upload-path.bench.ts). Chunks go on uncopied: they are views of the parser's input,
  * which nothing writes to again; a reader must not transfer (detach) them.
  */
 export function filePartBody(

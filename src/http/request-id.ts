@@ -30,7 +30,7 @@ const jsonType = "application/json; charset=utf-8";
 /**
  * A JSON response carrying `X-Request-Id: id` and `extra` headers from the start. Headers
  * given as a plain object reach the host as they are: `@hono/node-server` then writes them
- * without building a `Headers` object, which setting one afterwards would (issue 12).
+ * without building a `Headers` object, which setting one afterwards would (hot path).
  */
 export function jsonWithRequestId(
   status: number,

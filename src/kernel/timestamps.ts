@@ -15,7 +15,7 @@ export function createdAt(now: Date): Timestamps {
 /** The last time {@link isoString} wrote, and how: writes within one millisecond share it. */
 let lastWritten = { time: Number.NaN, text: "" };
 
-/** `at.toISOString()`, written once per millisecond under load (issue 12). */
+/** `at.toISOString()`, written once per millisecond under load (hot path). */
 export function isoString(at: Date): string {
   const time = at.getTime();
   if (time !== lastWritten.time) lastWritten = { time, text: at.toISOString() };

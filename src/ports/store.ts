@@ -16,7 +16,7 @@
  * Ownership: a record given to a write (`create`, `replace`, `batch`) belongs to the store
  * once the write is called, and so does the record a write returns, which may be the same
  * object: the caller changes neither, so that stores need not copy records on the hot path
- * (issue 12). The memory store, the executable spec, freezes them with `freezeWrites` (this
+ * (hot path). The memory store, the executable spec, freezes them with `freezeWrites` (this
  * project's tests turn it on) to catch a caller that does. A record returned by `get` or
  * `query` is the caller's own to change.
  */
@@ -153,7 +153,7 @@ export interface Stored<T> {
 /**
  * A source of etags for a store that makes its own: each call answers a new one. Etags need
  * only differ between the versions of one record, across restarts too: a count after a
- * prefix of 48 random bits drawn here is cheaper than a UUID per write (issue 12).
+ * prefix of 48 random bits drawn here is cheaper than a UUID per write (hot path).
  */
 export function etagSource(): () => string {
   const prefix = `${crypto.randomUUID().slice(24)}-`;
@@ -197,7 +197,7 @@ export type BatchOp =
 
 /**
  * A batch op that sets some top-level fields of a record the caller has not read, on a
- * one-time token the record holds instead of its etag (issue 12: S2 claims a file that
+ * one-time token the record holds instead of its etag (S2 claims a file that
  * another instance's S3 settled, known from a hint, without reading it first). It lands only
  * while the record's field `token.field` holds the string `token.value`, and it removes that
  * field, so the same token never lands twice. Otherwise it fails like a replace with a stale
@@ -323,7 +323,7 @@ function sameRecord(a: BatchOp, b: BatchOp): boolean {
  * A deep copy of a record for a caller of `get` or `query`, which may change it (see the
  * ownership rule above). Records are JSON data, so plain objects and arrays are copied by
  * hand: for the small records of the request path that costs a fraction of a
- * `structuredClone` (issue 12). Anything else a record might hold goes to `structuredClone`.
+ * `structuredClone` (hot path). Anything else a record might hold goes to `structuredClone`.
  */
 export function copyRecord<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;

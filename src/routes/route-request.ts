@@ -39,7 +39,7 @@ export function callerOf(request: RouteRequest): Caller {
 
 /**
  * The path of a request's URL, as `new URL(url).pathname` reads it, without parsing the URL
- * on every request (issue 12): `Request.url` is always the serialized URL, whose path starts
+ * on every request (hot path): `Request.url` is always the serialized URL, whose path starts
  * at the first `/` after the scheme's `//` and ends at its query or fragment.
  */
 export function pathOf(url: string): string {

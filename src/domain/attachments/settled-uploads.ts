@@ -3,7 +3,7 @@ import type { AttachmentRecord } from "../submissions/submission-record.ts";
 
 /**
  * The uploads this service instance settled (S3) and has not seen claimed yet, each as the
- * settle wrote it, with the etag that write gave it (issue 12: an S2 posting a file the same
+ * settle wrote it, with the etag that write gave it (an S2 posting a file the same
  * instance took costs one store read less, 5 Cosmos DB requests instead of 6).
  *
  * It is a hint, never a source of truth: S2 claims such a file with a replace conditional on

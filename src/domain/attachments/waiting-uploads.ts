@@ -6,8 +6,8 @@ import type { Claimable, HeldUploads } from "./attachment-claims.ts";
 import type { SettledUploads } from "./settled-uploads.ts";
 
 /**
- * The uploads of a form waiting for a submission, as a hint every instance shares (issue 12:
- * S2 posting a file that another instance's S3 settled costs 5 Cosmos DB requests, not 6).
+ * The uploads of a form waiting for a submission, as a hint every instance shares: an
+ * S2 posting a file that another instance's S3 settled claims it without reading it first.
  *
  * S3's settle gives the attachment record a one-time `claim_token` and puts the record, as
  * settled, in the form's counter record (`waiting_uploads`), in the batch that settles its

@@ -14,7 +14,7 @@ import { emailPrincipal, ownerPrincipal, removeMembership } from "./memberships.
 
 /**
  * Deleting a form (F3) so that the owner's quotas equal what is stored after a crash at any
- * moment (issue 11). ONE `Store.batch` deletes the form record, gives back what it held of
+ * moment. ONE `Store.batch` deletes the form record, gives back what it held of
  * the owner's quotas (the form, its admin collaborators, its files' bytes), moves the
  * form's version in its counter, on the counter's etag (so that an S2, S3 or S7 that moved
  * it meanwhile makes the batch start over with what it wrote) and leaves a note that the form is being deleted.

@@ -1,6 +1,6 @@
 /**
  * The forms S2 posts to and F5 renders, held in memory by each service instance with their
- * webhooks, and checked against the form's version on every use (issue 12).
+ * webhooks, and checked against the form's version on every use (hot path).
  *
  * The version is a count, `form_version`, in the form's counter record (`form_counters`),
  * which S2 reads anyway for the form's submission count. Every write to a form or to its

@@ -13,7 +13,7 @@ import {
 /**
  * Counts changed in the same `Store.batch` as the records they count, so that a crash
  * leaves both or neither: the storage quota and the unclaimed-upload bytes beside the
- * attachment records of S3, the sweep, S6 and S7 (issue 11).
+ * attachment records of S3, the sweep, S6 and S7 (crash-exact counts).
  */
 
 /** Changes to the counts of one counter record. */

@@ -1,5 +1,5 @@
 /**
- * Turns on a counter record within one process (issue 12). S2 reads the form's counter and
+ * Turns on a counter record within one process (hot path). S2 reads the form's counter and
  * then writes it in a batch conditional on the etag it read. Concurrent posts to one form
  * all read the same etag, so all but one batch fail and start over: on lowdb, with 50
  * posts in flight, nearly every S2 wrote twice (a second read, a failed batch, a wait).

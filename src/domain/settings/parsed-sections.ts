@@ -1,6 +1,6 @@
 /**
  * A form's settings sections as S2 reads them, parsed once per section rather than on
- * every post (issue 12). The forms S2 uses are frozen snapshots (form-snapshots.ts), held
+ * every post (hot path). The forms S2 uses are frozen snapshots (form-snapshots.ts), held
  * for a form version, so a frozen section parses to the same result every time; a section
  * that is not frozen (a form read for one request) is parsed each time, as before.
  */

@@ -40,7 +40,7 @@ export async function checkSubmittedValues(
   }
   const rules = compileRules(form);
   const evaluation = evaluate(rules, fields, given);
-  // Built for the first choice field only: most posts have none (issue 12).
+  // Built for the first choice field only: most posts have none (hot path).
   let options: OptionSource | undefined;
   const offered: OptionSource = (field, chosen) => {
     options ??= optionSource(ctx, rules, evaluation.values, form.owner_user_id, held);

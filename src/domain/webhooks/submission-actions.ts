@@ -37,7 +37,7 @@ export interface PlannedActions {
   ops: BatchOp[];
   /**
    * Makes each action's first attempt, once `ops` are written. @returns S2's flags. Absent
-   * when the form has no action: most S2s then await nothing more (issue 12).
+   * when the form has no action: most S2s then await nothing more (hot path).
    */
   attempt?(): Promise<ActionFlags>;
 }

@@ -35,12 +35,14 @@ import {
 import {
   collectionField,
   type Item,
+  indexesByKey,
   itemIdOf,
   itemOf,
   keyFieldRefused,
   partitionKeyField,
   placeOf,
   storedOf,
+  transactionalBatchLimit,
 } from "./documents.ts";
 import { cosmosError } from "./errors.ts";
 import {
@@ -52,9 +54,6 @@ import {
   removeCreated,
   rollForward,
 } from "./intents.ts";
-
-/** The most operations Cosmos DB takes in one transactional batch. */
-export const transactionalBatchLimit = 100;
 
 /**
  * Cosmos DB takes an item of at most 2 MB and a transactional batch request of at most 2 MB;
@@ -104,14 +103,9 @@ export function writeBatch(
   ops: readonly BatchOp[],
   writer: BatchWriter,
 ): Promise<(Stored<StoreRecord> | null)[]> {
-  const byKey = new Map<string, number[]>();
-  for (const [index, op] of ops.entries()) {
-    const pk = placeOf(op.collection, op.partition).pk;
-    const indexes = byKey.get(pk);
-    if (indexes) indexes.push(index);
-    else byKey.set(pk, [index]);
-  }
-  const first = placeOf((ops[0] as BatchOp).collection, (ops[0] as BatchOp).partition).pk;
+  const byKey = indexesByKey(ops);
+  // A batch holds an op (the store returns before an empty one): its key is the first.
+  const first = byKey.keys().next().value as string;
   if (byKey.size === 1 && ops.length <= transactionalBatchLimit) {
     return transactionalBatch(container, first, ops);
   }
@@ -146,8 +140,9 @@ async function writeWithIntent(
   const restIndexes = ops.map((_, index) => index).filter((i) => !anchorIndexes.includes(i));
   const rest = restIndexes.map((index) => ops[index] as CreateOp);
   const intent = intentItemOf(anchor, rest, writer.now());
-  if (bytesOf(intent) > itemByteLimit) return batchInOrder(writer.store, ops);
-  if (bytesOf(intent) + anchorOps.reduce((sum, op) => sum + opBytes(op), 0) > batchByteLimit) {
+  const intentBytes = bytesOf(intent);
+  if (intentBytes > itemByteLimit) return batchInOrder(writer.store, ops);
+  if (intentBytes + anchorOps.reduce((sum, op) => sum + opBytes(op), 0) > batchByteLimit) {
     // Too large for one request with its intent: the intent goes first, alone (two phases
     // with nothing prepared but the intent).
     return writeTwoPhase(container, ops, [anchor, []], anchor, writer);

@@ -99,6 +99,26 @@ export function keyFieldRefused(): TypeError {
   );
 }
 
+/** The most operations Cosmos DB takes in one transactional batch. */
+export const transactionalBatchLimit = 100;
+
+/**
+ * The indexes of `ops` by the partition key each one's place has, keys in the order they
+ * first appear (a batch's first op's key first).
+ */
+export function indexesByKey(
+  ops: readonly { collection: string; partition: string }[],
+): Map<string, number[]> {
+  const byKey = new Map<string, number[]>();
+  for (const [index, op] of ops.entries()) {
+    const { pk } = placeOf(op.collection, op.partition);
+    const indexes = byKey.get(pk);
+    if (indexes) indexes.push(index);
+    else byKey.set(pk, [index]);
+  }
+  return byKey;
+}
+
 /** The record an item stores, without the bookkeeping fields. */
 export function recordOf<T extends StoreRecord>(item: Item): T {
   const record: Record<string, unknown> = { ...item, id: recordIdOf(item.id) };

@@ -24,12 +24,14 @@ import {
 import {
   collectionField,
   type Item,
+  indexesByKey,
   itemIdOf,
   itemOf,
   partitionKeyField,
   placeOf,
   recordOf,
   storedOf,
+  transactionalBatchLimit,
 } from "./documents.ts";
 import { isItemNotFound, statusOf } from "./errors.ts";
 import { sameRecord, undoOperation } from "./undo.ts";
@@ -151,17 +153,10 @@ export async function rollForward(
   creates: readonly CreateOp[],
 ): Promise<Stored<StoreRecord>[]> {
   const results: Stored<StoreRecord>[] = new Array(creates.length);
-  const byKey = new Map<string, number[]>();
-  for (const [index, op] of creates.entries()) {
-    const pk = placeOf(op.collection, op.partition).pk;
-    const indexes = byKey.get(pk);
-    if (indexes) indexes.push(index);
-    else byKey.set(pk, [index]);
-  }
   await Promise.all(
-    [...byKey].map(async ([pk, indexes]) => {
-      for (let start = 0; start < indexes.length; start += 100) {
-        const chunk = indexes.slice(start, start + 100);
+    [...indexesByKey(creates)].map(async ([pk, indexes]) => {
+      for (let start = 0; start < indexes.length; start += transactionalBatchLimit) {
+        const chunk = indexes.slice(start, start + transactionalBatchLimit);
         const items = chunk.map((index) => itemOfCreate(creates[index] as CreateOp));
         const written = await createAll(container, pk, items);
         for (const [n, index] of chunk.entries())

@@ -3,13 +3,10 @@
  * delete in batches.
  */
 import type { Container, OperationInput } from "@azure/cosmos";
-import type { Place } from "./documents.ts";
+import { type Place, transactionalBatchLimit } from "./documents.ts";
 import { isItemNotFound } from "./errors.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
 import { idsSpecOf } from "./query-spec.ts";
-
-/** Transactional batches take at most 100 operations, all in one partition key. */
-const batchSize = 100;
 
 /**
  * Deletes every item of `place` (one collection's, in one partition key). Each page of ids goes in one transactional
@@ -27,7 +24,7 @@ export async function deleteAllItems(container: Container, place: Place): Promis
     const page = await withoutQueryPlan(
       container.items.query<{ id: string }>(idsSpecOf(place), {
         partitionKey: pk,
-        maxItemCount: batchSize,
+        maxItemCount: transactionalBatchLimit,
         continuationToken,
       }),
     ).fetchNext();

@@ -1,6 +1,6 @@
 import { retryOnConflict } from "../../ports/conflict-retries.ts";
 import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { takeTurn } from "./counter-turns.ts";
 import {
   type CounterKey,
@@ -41,19 +41,13 @@ export async function countOps(ctx: Context, changes: CountChange[]): Promise<Ba
     if (moving.length === 0 && !fields) continue;
     let stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
     if (!stored && moving.every(([, delta]) => delta < 0)) continue;
-    // A form's counter is created in the batch of its form's records; any other is made
-    // first (counterToWrite), as a batch beside records of another partition needs.
-    if (!stored && !isFormCounter(key)) stored = await counterToWrite(ctx, key);
-    const counts = { ...stored?.record.counts };
+    // Made first, so that the batch replaces it on its etag (counterToWrite says why).
+    if (!stored) stored = await counterToWrite(ctx, key);
+    const counts = { ...stored.record.counts };
     for (const [name, delta] of moving) counts[name] = Math.max(0, (counts[name] ?? 0) + delta);
     ops.push(counterOp(key, stored, counts, fields?.(stored)));
   }
   return ops;
-}
-
-/** Whether `key` is a form's own counter, which lives in its form's partition. */
-function isFormCounter(key: CounterKey): boolean {
-  return key.collection === collections.formCounters;
 }
 
 /**

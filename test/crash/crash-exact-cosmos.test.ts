@@ -1,5 +1,5 @@
 /**
- * Issue 26 item 5 on the production adapters: three instances of `examples/azure/server.ts`
+ * The crash promises on the production adapters: three instances of `examples/azure/server.ts`
  * on one Cosmos DB stand-in (a process of its own, test/emulators/cosmos-process.ts) and one
  * Azurite account, under load round-robin, each round one of them killed -9 and started
  * again. Then every promise the embedded store keeps must hold here too (crash-records.ts),

@@ -1,8 +1,9 @@
 /**
- * Issue 26 item 5 on the embedded stores, the yardstick of the Cosmos DB one: the standalone
- * server (lowdb records, fs files) as a child process under the same load, killed -9 and
- * started again each round. A lowdb data folder takes one process, so one instance. Once the
- * deliveries had up to 60 s, the server is stopped and the records read from its files.
+ * The crash promises on the embedded stores, the yardstick of the Cosmos DB one: the
+ * standalone server (lowdb records, fs files) as a child process under the same load,
+ * killed -9 and started again each round. A lowdb data folder takes one process, so one
+ * instance. Once the deliveries had up to 60 s, the server is stopped and the records read
+ * from its files.
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

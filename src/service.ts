@@ -1,8 +1,8 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { type PartnerOptions, resolvePartnerSettings } from "./domain/accounts/index.ts";
-import { createSettledUploads, sweepAttachments } from "./domain/attachments/index.ts";
+import { sweepAttachments } from "./domain/attachments/index.ts";
 import type { Context, Limits } from "./domain/context.ts";
-import { createFormSnapshots, finishFormDeletions } from "./domain/forms/index.ts";
+import { finishFormDeletions } from "./domain/flows/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { asServiceError } from "./http/port-failures.ts";
@@ -286,8 +286,6 @@ function contextOf(
     destinations: createNetworkDestinations(allowPrivateWebhookDestinations),
     nudgeWebhooks,
     keepRunning,
-    formSnapshots: createFormSnapshots(),
-    settledUploads: createSettledUploads(),
   };
 }
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setImmediate } from "node:timers/promises";
 import { createMemoryStore } from "../adapters/memory/index.ts";
-import { collections } from "../src/domain/context.ts";
+import { collections } from "../src/domain/records/collections.ts";
 import { createFormService } from "../src/index.ts";
 import { textField } from "./form-fixture.ts";
 import { heldStore } from "./held-store.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
-import { collections } from "../src/domain/context.ts";
+import { collections } from "../src/domain/records/collections.ts";
 import { isServiceQuery, serviceQueries } from "../src/ports/service-queries.ts";
 import { serviceQueriesOnly } from "./service-queries-only.ts";
 

@@ -4,11 +4,13 @@ import type { Mailer } from "../ports/mailer.ts";
 import type { Store } from "../ports/store.ts";
 import type { RetryPolicy } from "../ports/webhook-retries.ts";
 import type { WebhookSender } from "../ports/webhook-sender.ts";
-import type { PartnerSettings } from "./accounts/partner-settings.ts";
-import type { SettledUploads } from "./attachments/settled-uploads.ts";
-import type { FormSnapshots } from "./forms/form-snapshots.ts";
+import type { CustomerQuotas } from "./records/customer-quotas.ts";
 
-/** What every domain function works with: the ports and the service's settings. */
+/**
+ * What every domain function works with: the ports and the service's settings. It names no
+ * concept: what a concept keeps per service instance (the form snapshots, the settled
+ * uploads) it keeps itself, keyed by the context (form-snapshots.ts, settled-uploads.ts).
+ */
 export interface Context {
   store: Store;
   blobs: BlobStore | undefined;
@@ -34,10 +36,16 @@ export interface Context {
    * Its failure goes to the service's `onError`.
    */
   keepRunning(task: Promise<unknown>): void;
-  /** The forms this instance holds for S2, checked against their version on every use. */
-  formSnapshots: FormSnapshots;
-  /** The uploads this instance settled, which its S2 claims without reading them again. */
-  settledUploads: SettledUploads;
+}
+
+/** The partner options as the service uses them. */
+export interface PartnerSettings {
+  /** The HS256 key of customer login tokens. */
+  tokenKey: Uint8Array;
+  /** Lifetime of a customer login token, in seconds. */
+  tokenLifetimeSeconds: number;
+  /** Quotas of a customer added without them. */
+  quotaDefaults: CustomerQuotas;
 }
 
 /** How the confirmation e-mail and the destination post are attempted (design.md §11). */
@@ -79,61 +87,3 @@ export interface Limits {
    */
   unclaimedUploadQuotaShare: number;
 }
-
-/** Names of the Store collections and what partitions each. */
-export const collections = {
-  /** Accounts; partition and id: the user id. */
-  accounts: "accounts",
-  /** E-mail → user id, to keep e-mails unique; partition and id: the normalised e-mail. */
-  accountEmails: "account_emails",
-  /**
-   * Local accounts, listed for the admin API (partner customers are listed by P3 instead);
-   * one partition, `local`; id: the user id. See `account-lists.ts`.
-   */
-  localAccounts: "local_accounts",
-  /** Account tokens; partition and id: the token id. */
-  tokens: "tokens",
-  /** Which tokens each account holds, for the admin API; partition: the user id; id: token id. */
-  accountTokens: "account_tokens",
-  /** Partners; partition and id: the partner id. */
-  partners: "partners",
-  /** Partner customers (P3–P5); partition: the partner id; id: the customer's user id. */
-  customers: "customers",
-  /**
-   * What each partner customer uses of its quotas; partition: the customer's user id; id:
-   * the quota, with the month (`YYYY-MM`) or the datalist it counts for. See `quotas.ts`.
-   */
-  customerCounters: "customer_counters",
-  /** Forms; partition and id: the form id. */
-  forms: "forms",
-  /** Form user security records; partition: the form id. */
-  formUsers: "form_users",
-  /** Which forms a principal can reach; partition: `user:<id>` or `email:<e-mail>`; id: form id. */
-  memberships: "memberships",
-  /** Datalists; partition: the owner's user id. */
-  datalists: "datalists",
-  /** Datalist entry items; partition: the datalist id. */
-  datalistEntries: "datalist_entries",
-  /** Form submissions; partition: the form id. */
-  submissions: "submissions",
-  /** Submission attachments; partition: the form id. */
-  attachments: "attachments",
-  /**
-   * Uploads to check once their grace period is over; partition: the hour of the upload
-   * (`YYYY-MM-DDTHH`); id: the attachment id. See `attachment-sweep.ts`.
-   */
-  uploads: "attachment_uploads",
-  /** Per-form counters (submissions held); partition and id: the form id. */
-  formCounters: "form_counters",
-  /** Submission webhooks; partition: the form id. */
-  webhooks: "webhooks",
-  /** Each message sent to a webhook, with its attempts; partition: the webhook id. */
-  webhookDeliveries: "webhook_deliveries",
-  /**
-   * Deliveries waiting for an attempt; one partition, `due`, kept small because entries
-   * leave it once delivered or given up. See `webhook-worker.ts`.
-   */
-  webhookOutbox: "webhook_outbox",
-  /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
-  serviceState: "service_state",
-} as const;

@@ -1,11 +1,7 @@
 import type { Context } from "./context.ts";
+import type { Device } from "./records/device.ts";
 
-/** The `created_by_device` object of entries, submissions and attachments. */
-export interface Device {
-  client_ip_address: string;
-  /** Two-letter country code; empty where unknown or private. */
-  client_ip_country_code: string;
-}
+export type { Device };
 
 /**
  * Describes the device at `address` with the service's country lookup: at once when the

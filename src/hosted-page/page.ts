@@ -1,4 +1,4 @@
-import type { renderForm } from "../domain/forms/index.ts";
+import type { renderForm } from "../domain/flows/index.ts";
 import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";

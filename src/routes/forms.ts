@@ -1,11 +1,5 @@
-import {
-  cloneForm,
-  createForm,
-  deleteForm,
-  listForms,
-  renderForm,
-  replaceForm,
-} from "../domain/forms/index.ts";
+import { deleteForm, renderForm } from "../domain/flows/index.ts";
+import { cloneForm, createForm, listForms, replaceForm } from "../domain/forms/index.ts";
 import { updateSettingsSection } from "../domain/settings/index.ts";
 import { readJson } from "../http/body.ts";
 import { ValidationError } from "../kernel/errors.ts";

@@ -1,4 +1,4 @@
-import { renderForm } from "../domain/forms/index.ts";
+import { renderForm } from "../domain/flows/index.ts";
 import { formPage, messagePage } from "../hosted-page/page.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import type { ErrorCode } from "../kernel/errors.ts";

@@ -2,15 +2,13 @@ import { create as contentDisposition } from "content-disposition";
 import { storeAttachment } from "../domain/attachments/index.ts";
 import type { Context } from "../domain/context.ts";
 import { deviceOf } from "../domain/device.ts";
+import { createSubmission, deleteSubmission, updateSubmission } from "../domain/flows/index.ts";
 import { accessFormToReport, accessFormToSubmit } from "../domain/forms/index.ts";
 import {
-  createSubmission,
-  deleteSubmission,
   exportSubmissions,
   getAttachmentLink,
   getSubmission,
   listSubmissions,
-  updateSubmission,
 } from "../domain/submissions/index.ts";
 import { readJson } from "../http/body.ts";
 import { receiveFile } from "../http/multipart.ts";

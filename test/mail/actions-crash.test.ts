@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
-import { collections } from "../../src/domain/context.ts";
+import { collections } from "../../src/domain/records/collections.ts";
 import {
   createFormService,
   createHttpWebhookSender,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FormRecord } from "../../src/domain/forms/form-record.ts";
-import type { SubmissionRecord } from "../../src/domain/submissions/submission-record.ts";
+import type { SubmissionRecord } from "../../src/domain/records/submission-record.ts";
 import { confirmationEmailOf } from "../../src/domain/webhooks/confirmation-email.ts";
 
 function formWith(settings: unknown) {

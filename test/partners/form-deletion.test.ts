@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import { test } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { collections } from "../../src/domain/context.ts";
+import { collections } from "../../src/domain/records/collections.ts";
 import { createFormService } from "../../src/index.ts";
 import type { BatchOp, Store } from "../../src/ports/store.ts";
 import { store as blobStore, tempDir } from "../adapters/fs-blob-fixture.ts";

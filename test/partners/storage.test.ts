@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import type { AttachmentRecord } from "../../src/domain/submissions/submission-record.ts";
+import type { AttachmentRecord } from "../../src/domain/records/submission-record.ts";
 import type { BlobStore } from "../../src/ports/blob-store.ts";
 import { queryAll } from "../../src/ports/query-all.ts";
 import { formInput, uploadBytes } from "../helpers.ts";

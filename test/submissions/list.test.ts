@@ -5,7 +5,7 @@ import {
   type AttachmentRecord,
   attachmentView,
   type SubmissionRecord,
-} from "../../src/domain/submissions/submission-record.ts";
+} from "../../src/domain/records/submission-record.ts";
 import { download, type FilesEnv, submit, upload, withFiles } from "./setup.ts";
 
 const listPath = (env: FilesEnv, query = "") =>

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { waitingUploadsKept } from "../../src/domain/attachments/waiting-uploads.ts";
-import type { AttachmentRecord } from "../../src/domain/submissions/submission-record.ts";
+import type { AttachmentRecord } from "../../src/domain/records/submission-record.ts";
 import { createFormService, type FormService } from "../../src/index.ts";
 import type { Store } from "../../src/ports/index.ts";
 import { queryAll } from "../../src/ports/query-all.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { setImmediate } from "node:timers/promises";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import { collections } from "../../src/domain/context.ts";
+import { collections } from "../../src/domain/records/collections.ts";
 import { outboxPartitions } from "../../src/domain/webhooks/outbox-partitions.ts";
 import type { OutboxEntry } from "../../src/domain/webhooks/webhook-outbox.ts";
 import { createFormService, createHttpWebhookSender } from "../../src/index.ts";

@@ -6,7 +6,8 @@
  */
 
 import { queryAll } from "../../ports/query-all.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
 
 /** The one partition of `localAccounts`: the identity provider of local accounts. */
 const localPartition = "local";

@@ -2,8 +2,9 @@ import { NotFoundError } from "../../kernel/errors.ts";
 import { createdAt, neverModified, type Timestamps } from "../../kernel/timestamps.ts";
 import { queryAll } from "../../ports/query-all.ts";
 import { updateRecord } from "../../ports/update-record.ts";
-import { type Context, collections } from "../context.ts";
-import { type QuotaField, quotaField, quotaNames } from "../quotas/customer-quotas.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
+import { type QuotaField, quotaField, quotaNames } from "../records/customer-quotas.ts";
 import { createAccount, findAccountByEmail } from "./accounts.ts";
 import { partnerProvider } from "./partners.ts";
 

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { PartnerSettings } from "../context.ts";
 import {
   type CustomerQuotas,
   defaultCustomerQuotas,
   quotaNames,
-} from "../quotas/customer-quotas.ts";
+} from "../records/customer-quotas.ts";
 
 /** Options of the partner layer (P1–P5), given to `createFormService` as `partners`. */
 export interface PartnerOptions {
@@ -24,16 +25,6 @@ export interface PartnerOptions {
    * @default defaultCustomerQuotas
    */
   quotaDefaults?: Partial<CustomerQuotas>;
-}
-
-/** The partner options as the service uses them. */
-export interface PartnerSettings {
-  /** The HS256 key of customer login tokens. */
-  tokenKey: Uint8Array;
-  /** Lifetime of a customer login token, in seconds. */
-  tokenLifetimeSeconds: number;
-  /** Quotas of a customer added without them. */
-  quotaDefaults: CustomerQuotas;
 }
 
 /** Smallest key HS256 is safe with: as long as its hash. */

@@ -1,6 +1,7 @@
 import { newId } from "../../kernel/ids.ts";
 import { createdAt, type Timestamps } from "../../kernel/timestamps.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
 import { hashSecret, newSecret } from "./secrets.ts";
 
 /** A partner platform; only the hash of its secret is kept. Partition and id: the partner id. */

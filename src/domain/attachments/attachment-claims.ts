@@ -1,12 +1,13 @@
 import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
 import type { BatchOp, Stored } from "../../ports/store.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { type FormDefinition, fileFieldNames } from "../forms/form-definition.ts";
+import { collections } from "../records/collections.ts";
 import {
   type AttachmentRecord,
   attachmentIdsOf,
   type SubmittedField,
-} from "../submissions/submission-record.ts";
+} from "../records/submission-record.ts";
 
 /**
  * A file a submission is to claim, as known: read, or settled by this instance, with the

@@ -1,10 +1,11 @@
 import type { BatchOp, Stored } from "../../ports/store.ts";
 import { partnerIdOf } from "../accounts/customers.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { formCounter } from "../forms/form-snapshots.ts";
 import { type CountChange, countOps } from "../quotas/count-changes.ts";
 import { quotaCounter } from "../quotas/quotas.ts";
-import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import { collections } from "../records/collections.ts";
+import type { AttachmentRecord } from "../records/submission-record.ts";
 import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
 
 /**

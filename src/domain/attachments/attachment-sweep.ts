@@ -1,9 +1,10 @@
 import { queryAll } from "../../ports/query-all.ts";
 import { StoreConflictError } from "../../ports/store.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { batchAgain } from "../quotas/count-changes.ts";
-import type { AttachmentRecord, SubmissionRecord } from "../submissions/submission-record.ts";
+import { collections } from "../records/collections.ts";
+import type { AttachmentRecord, SubmissionRecord } from "../records/submission-record.ts";
 import { removalOps } from "./attachment-removal.ts";
 
 /** A note that an upload happened; partition: its hour (see {@link uploadBucketOf}). */

@@ -4,11 +4,11 @@ import type { IncomingFile } from "../../kernel/incoming-file.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
-import type { Device } from "../device.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { type FormDefinition, fieldsOf } from "../forms/form-definition.ts";
 import { storageQuotaOf } from "../quotas/storage-quota.ts";
-import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import type { Device } from "../records/device.ts";
+import type { AttachmentRecord } from "../records/submission-record.ts";
 import { blobsOf } from "./signed-links.ts";
 import { holdUpload } from "./upload-holds.ts";
 

@@ -6,4 +6,3 @@
  */
 export { sweepAttachments } from "./attachment-sweep.ts";
 export { storeAttachment } from "./attachments.ts";
-export { createSettledUploads } from "./settled-uploads.ts";

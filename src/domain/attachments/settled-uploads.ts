@@ -1,5 +1,6 @@
 import type { Stored } from "../../ports/store.ts";
-import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import type { Context } from "../context.ts";
+import type { AttachmentRecord } from "../records/submission-record.ts";
 
 /**
  * The uploads this service instance settled (S3) and has not seen claimed yet, each as the
@@ -22,6 +23,18 @@ export interface SettledUploads {
   set(stored: Stored<AttachmentRecord>): void;
   /** Forgets an upload (a submission of this instance claimed it). */
   delete(id: string): void;
+}
+
+const settledByInstance = new WeakMap<Context, SettledUploads>();
+
+/** The settled uploads the service instance of `ctx` holds, made on first use. */
+export function settledUploadsOf(ctx: Context): SettledUploads {
+  let held = settledByInstance.get(ctx);
+  if (!held) {
+    held = createSettledUploads();
+    settledByInstance.set(ctx, held);
+  }
+  return held;
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Context } from "../context.ts";
 /**
  * The count of the form's counter record (`formCounter` in form-snapshots.ts) that holds its unclaimed upload
  * bytes: S2 reads that record anyway, and gives back the bytes of the files it claims in
- * the same conditional write that takes its slot (`submissions.ts`).
+ * the same conditional write that takes its slot (`flows/submission-post.ts`).
  */
 export const unclaimedBytesCount = "unclaimed_bytes";
 

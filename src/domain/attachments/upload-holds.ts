@@ -1,14 +1,16 @@
 import { ServiceError } from "../../kernel/errors.ts";
 import { fileTooLarge } from "../../kernel/incoming-file.ts";
 import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { formCounter, readFormCounter } from "../forms/form-snapshots.ts";
 import { batchAgain, type CountChange, countOps } from "../quotas/count-changes.ts";
 import { type CounterRecord, counterOp, counterToWrite } from "../quotas/counters.ts";
 import { quotaCounter, quotaExceeded } from "../quotas/quotas.ts";
-import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import { collections } from "../records/collections.ts";
+import type { AttachmentRecord } from "../records/submission-record.ts";
 import { uploadBucketOf } from "./attachment-sweep.ts";
+import { settledUploadsOf } from "./settled-uploads.ts";
 import { capReached, unclaimedBytesCount, unclaimedCapOf } from "./unclaimed-uploads.ts";
 import { newClaimToken, waitingWith } from "./waiting-uploads.ts";
 
@@ -120,7 +122,7 @@ export async function holdUpload(
       });
       // The record as written, last op: this instance's S2 claims it on that etag (settled-uploads.ts).
       const stored = written?.at(-1);
-      if (stored) ctx.settledUploads.set(stored as Stored<AttachmentRecord>);
+      if (stored) settledUploadsOf(ctx).set(stored as Stored<AttachmentRecord>);
     },
     async release() {
       await batchAgain(ctx, async (attempt) => {

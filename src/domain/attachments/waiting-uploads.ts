@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Stored } from "../../ports/store.ts";
 import type { CounterRecord } from "../quotas/counters.ts";
-import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import type { AttachmentRecord } from "../records/submission-record.ts";
 import type { Claimable, HeldUploads } from "./attachment-claims.ts";
 import type { SettledUploads } from "./settled-uploads.ts";
 

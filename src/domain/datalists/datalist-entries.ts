@@ -3,9 +3,10 @@ import { newId } from "../../kernel/ids.ts";
 import { createdAt, type Timestamps } from "../../kernel/timestamps.ts";
 import { queryAll } from "../../ports/query-all.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { type Context, collections } from "../context.ts";
-import type { Device } from "../device.ts";
+import type { Context } from "../context.ts";
 import { giveBackQuota, takeQuota } from "../quotas/quotas.ts";
+import { collections } from "../records/collections.ts";
+import type { Device } from "../records/device.ts";
 import { getDatalist } from "./datalists.ts";
 
 /** A stored datalist entry item. Partition: its datalist id. */

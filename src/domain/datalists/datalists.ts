@@ -3,8 +3,9 @@ import { newId } from "../../kernel/ids.ts";
 import { createdAt, type Timestamps } from "../../kernel/timestamps.ts";
 import { queryAll } from "../../ports/query-all.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { dropQuotaCount, giveBackQuota, withQuota } from "../quotas/quotas.ts";
+import { collections } from "../records/collections.ts";
 
 /** The values of `list_type` we accept: the one the hosted service is seen to use. */
 export const listTypes = ["alphanumeric"] as const;

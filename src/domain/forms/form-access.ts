@@ -7,7 +7,8 @@ import {
 import type { Caller } from "../accounts/caller.ts";
 import { formsOpenToOthers } from "../accounts/customers.ts";
 import { sameTenant } from "../accounts/tenants.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
 import { type FormRecord, type FormUserRecord, withinBounds } from "./form-record.ts";
 import { type Role, roleNames } from "./roles.ts";
 

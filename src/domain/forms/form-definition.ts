@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import { ValidationError } from "../../kernel/errors.ts";
 import { boundIssues, jsonBounds } from "../../kernel/json-bounds.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
 
 /** `<field_prefix>_<digits>`, as the interface gives for `unique_system_name`. */
 export const systemNamePattern = /^[A-Za-z][A-Za-z0-9]*_\d+$/;

@@ -29,10 +29,11 @@
  */
 
 import type { Stored } from "../../ports/store.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { ownsDatalist } from "../datalists/datalists.ts";
 import { adjustCount, type CounterKey, type CounterRecord } from "../quotas/counters.ts";
-import type { WebhookRecord } from "../webhooks/webhooks.ts";
+import { collections } from "../records/collections.ts";
+import type { WebhookRecord } from "../records/webhook-record.ts";
 import { type FormDefinition, fieldsOf } from "./form-definition.ts";
 import { type FormRecord, withinBounds } from "./form-record.ts";
 
@@ -73,6 +74,18 @@ export function formCounter(formId: string): CounterKey {
   return { collection: collections.formCounters, partition: formId, id: formId };
 }
 
+const snapshotsByInstance = new WeakMap<Context, FormSnapshots>();
+
+/** The snapshots the service instance of `ctx` holds, made on first use. */
+export function formSnapshotsOf(ctx: Context): FormSnapshots {
+  let held = snapshotsByInstance.get(ctx);
+  if (!held) {
+    held = createFormSnapshots();
+    snapshotsByInstance.set(ctx, held);
+  }
+  return held;
+}
+
 /** Snapshots of at most `capacity` forms, the least recently used dropped first. */
 export function createFormSnapshots(capacity = 1000): FormSnapshots {
   const held = new Map<string, { version: number; snapshot: FormSnapshot }>();
@@ -101,7 +114,7 @@ export function createFormSnapshots(capacity = 1000): FormSnapshots {
  * from now on. Call it after the write, or before a delete.
  */
 export async function formChanged(ctx: Context, formId: string): Promise<void> {
-  ctx.formSnapshots.forget(formId);
+  formSnapshotsOf(ctx).forget(formId);
   await adjustCount(ctx, formCounter(formId), formVersionCount, 1);
 }
 
@@ -114,7 +127,7 @@ export async function formSnapshot(
   formId: string,
   version: number | null,
 ): Promise<FormSnapshot | null> {
-  const held = version === null ? undefined : ctx.formSnapshots.get(formId, version);
+  const held = version === null ? undefined : formSnapshotsOf(ctx).get(formId, version);
   if (held) return held;
   const entry = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
   if (!entry) return null;
@@ -126,7 +139,7 @@ export async function formSnapshot(
     webhooks: items.map(({ record }) => record),
     ownedDatalists: await ownedDatalistsOf(ctx, form.form_definition, form.owner_user_id),
   });
-  if (version !== null) ctx.formSnapshots.set(formId, version, snapshot);
+  if (version !== null) formSnapshotsOf(ctx).set(formId, version, snapshot);
   return snapshot;
 }
 

@@ -2,8 +2,9 @@ import { ConflictError, ForbiddenError, NotFoundError } from "../../kernel/error
 import { newId } from "../../kernel/ids.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import { type Caller, normaliseEmail } from "../accounts/caller.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { withQuota } from "../quotas/quotas.ts";
+import { collections } from "../records/collections.ts";
 import { accessForm, requireRole } from "./form-access.ts";
 import { type FormRecord, type FormUserRecord, formSummary } from "./form-record.ts";
 import {

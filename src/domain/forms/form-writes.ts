@@ -1,5 +1,6 @@
 import { updateRecord } from "../../ports/update-record.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
 import { type FormAccess, formNotFound } from "./form-access.ts";
 import type { FormRecord } from "./form-record.ts";
 import { formChanged } from "./form-snapshots.ts";

@@ -2,11 +2,11 @@ import { NotFoundError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { withQuota } from "../quotas/quotas.ts";
+import { collections } from "../records/collections.ts";
 import { accessForm, type FormAccess, requireRole } from "./form-access.ts";
 import { checkDefinition, type FormDefinition } from "./form-definition.ts";
-import { deleteFormAndRecords } from "./form-deletion.ts";
 import { type FormRecord, type FormSettings, formSummary } from "./form-record.ts";
 import { createOwnerRecord } from "./form-users.ts";
 import { saveForm } from "./form-writes.ts";
@@ -75,17 +75,6 @@ async function insertForm(
     return ctx.store.create(collections.forms, form.id, form);
   });
   return form;
-}
-
-/**
- * Deletes a form with its users, submissions, attachments and their files. Owner or account
- * manager. The form record goes first, with what it held of the owner's quotas, so that
- * from then on the form is gone for everyone, whatever happens to the rest (form-deletion.ts).
- */
-export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
-  const access = await accessForm(ctx, caller, formId);
-  requireRole(access, "has_account_management");
-  await deleteFormAndRecords(ctx, formId);
 }
 
 /** F4: the forms the caller owns or holds a role on, with the ids by role. */

@@ -5,10 +5,7 @@
  */
 export { accessFormToReport, accessFormToSubmit } from "./form-access.ts";
 export { type FormField, formDefinitionSchema, systemNamePattern } from "./form-definition.ts";
-export { finishFormDeletions } from "./form-deletion.ts";
 export { formTypes } from "./form-record.ts";
-export { renderForm } from "./form-rendering.ts";
-export { createFormSnapshots } from "./form-snapshots.ts";
 export { addFormUser, listFormUsers, removeFormUser, updateFormUser } from "./form-users.ts";
-export { cloneForm, createForm, deleteForm, listForms, replaceForm } from "./forms.ts";
+export { cloneForm, createForm, listForms, replaceForm } from "./forms.ts";
 export { type RoleFlags, roleNames } from "./roles.ts";

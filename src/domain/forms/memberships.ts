@@ -1,7 +1,8 @@
 import { queryAll } from "../../ports/query-all.ts";
 import { StoreConflictError } from "../../ports/store.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
 
 /**
  * The index behind F4: which forms a principal may reach. A principal is an account

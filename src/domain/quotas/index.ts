@@ -11,4 +11,4 @@ export {
   quotaBodyField,
   quotaField,
   quotaNames,
-} from "./customer-quotas.ts";
+} from "../records/customer-quotas.ts";

@@ -1,9 +1,10 @@
 import { ServiceError } from "../../kernel/errors.ts";
 import type { BatchOp } from "../../ports/store.ts";
 import { customerOf, partnerIdOf } from "../accounts/customers.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
+import { type QuotaName, quotaBodyField, quotaField } from "../records/customer-quotas.ts";
 import { adjustCount, type CounterKey, counterOp, counterToWrite } from "./counters.ts";
-import { type QuotaName, quotaBodyField, quotaField } from "./customer-quotas.ts";
 
 /**
  * Quotas of partner customers (interface: Limits). What a customer uses is kept in counter

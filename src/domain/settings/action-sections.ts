@@ -6,11 +6,7 @@
 import Mustache from "mustache";
 import * as v from "valibot";
 import { emailSchema } from "../../kernel/email.ts";
-import {
-  customHeaderEntries,
-  headerPairComplete,
-  headerPairIssue,
-} from "../webhooks/custom-headers.ts";
+import { customHeaderEntries, headerPairComplete, headerPairIssue } from "./custom-headers.ts";
 
 /** Most addresses besides the recipient field's that one confirmation e-mail goes to. */
 export const maxAdditionalRecipients = 20;

@@ -8,7 +8,7 @@
  * so that what is given back is what was taken, whatever the settings say by then.
  */
 import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
-import type { SubmissionRecord, SubmittedField } from "../submissions/submission-record.ts";
+import type { SubmissionRecord, SubmittedField } from "../records/submission-record.ts";
 import type { FormRules } from "./form-rules.ts";
 
 /** The counter record's count of one limited option. */

@@ -8,5 +8,3 @@ export { wordsOf } from "./search-words.ts";
 export { exportSubmissions, type SubmissionExportOptions } from "./submission-export.ts";
 export { listSubmissions, type SubmissionListOptions } from "./submission-listing.ts";
 export { getAttachmentLink, getSubmission } from "./submission-reading.ts";
-export { updateSubmission } from "./submission-update.ts";
-export { createSubmission, deleteSubmission } from "./submissions.ts";

@@ -1,5 +1,5 @@
 import { type FormDefinition, fileFieldNames } from "../forms/form-definition.ts";
-import type { SubmittedField } from "./submission-record.ts";
+import type { SubmittedField } from "../records/submission-record.ts";
 
 /**
  * The `search_words` of a submission: the distinct lower-case words of its values, file

@@ -1,10 +1,11 @@
 import { stringify } from "csv-stringify/sync";
 import { attachmentLink } from "../attachments/signed-links.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { type FormField, fieldsOf } from "../forms/form-definition.ts";
+import { collections } from "../records/collections.ts";
+import { attachmentIdsOf, type SubmissionRecord } from "../records/submission-record.ts";
 import { filterConditions } from "./submission-listing.ts";
-import { attachmentIdsOf, type SubmissionRecord } from "./submission-record.ts";
 
 /** The formats of the export (extension). */
 export type ExportFormat = "csv" | "ndjson";

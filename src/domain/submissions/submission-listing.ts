@@ -1,10 +1,15 @@
 import type { Condition } from "../../ports/store.ts";
 import { containerQuery } from "../attachments/signed-links.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { roleNames } from "../forms/roles.ts";
+import { collections } from "../records/collections.ts";
+import {
+  attachmentView,
+  publicSubmission,
+  type SubmissionRecord,
+} from "../records/submission-record.ts";
 import { attachmentsOf } from "./submission-reading.ts";
-import { attachmentView, publicSubmission, type SubmissionRecord } from "./submission-record.ts";
 
 /** What S5 takes, read from its query string. */
 export interface SubmissionListOptions {

@@ -1,15 +1,15 @@
 import { NotFoundError } from "../../kernel/errors.ts";
 import { fileIdsOf } from "../attachments/attachment-claims.ts";
 import { attachmentLink, attachmentQuery } from "../attachments/signed-links.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
+import { collections } from "../records/collections.ts";
 import {
   type AttachmentRecord,
   attachmentView,
   type SubmissionRecord,
   submissionView,
-} from "./submission-record.ts";
-import { readSubmission } from "./submissions.ts";
+} from "../records/submission-record.ts";
 
 /** S1: one submission with its attachments, each with a signed read link. */
 export async function getSubmission(ctx: Context, access: FormAccess, submissionId: string) {
@@ -71,4 +71,15 @@ export async function attachmentsOf(
     }
   }
   return records;
+}
+
+/** Reads a submission of a form. @throws {NotFoundError} when there is none. */
+export async function readSubmission(ctx: Context, formId: string, submissionId: string) {
+  const stored = await ctx.store.get<SubmissionRecord>(
+    collections.submissions,
+    formId,
+    submissionId,
+  );
+  if (!stored) throw new NotFoundError("Submission not found");
+  return stored;
 }

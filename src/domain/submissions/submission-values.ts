@@ -1,11 +1,12 @@
 import * as v from "valibot";
 import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { ownsDatalist } from "../datalists/datalists.ts";
 import { compileDefinition, type FormField } from "../forms/form-definition.ts";
 import type { FormRecord } from "../forms/form-record.ts";
+import { collections } from "../records/collections.ts";
+import { attachmentIdsOf, type SubmittedField } from "../records/submission-record.ts";
 import { compileRules, evaluate, type FormRules } from "../settings/form-rules.ts";
-import { attachmentIdsOf, type SubmittedField } from "./submission-record.ts";
 
 const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const numberPattern = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;

@@ -2,9 +2,9 @@ import Mustache from "mustache";
 import * as v from "valibot";
 import type { MailMessage } from "../../ports/mailer.ts";
 import type { FormRecord } from "../forms/form-record.ts";
+import type { SubmissionRecord } from "../records/submission-record.ts";
 import { templateProblem } from "../settings/action-sections.ts";
 import { parseSection } from "../settings/parsed-sections.ts";
-import type { SubmissionRecord } from "../submissions/submission-record.ts";
 
 const address = v.pipe(v.string(), v.trim(), v.email());
 

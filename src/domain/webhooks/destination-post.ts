@@ -1,7 +1,7 @@
 import type { FormRecord } from "../forms/form-record.ts";
+import { publicSubmission, type SubmissionRecord } from "../records/submission-record.ts";
 import { destinationSchema } from "../settings/action-sections.ts";
 import { parseSection } from "../settings/parsed-sections.ts";
-import { publicSubmission, type SubmissionRecord } from "../submissions/submission-record.ts";
 
 /** Where a form's destination post goes, with its custom header if any. */
 export interface DestinationTarget {

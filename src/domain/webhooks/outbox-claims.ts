@@ -1,6 +1,6 @@
 import { StoreConflictError, type Stored } from "../../ports/store.ts";
 import type { Context } from "../context.ts";
-import { collections } from "../context.ts";
+import { collections } from "../records/collections.ts";
 import { outboxPartitions } from "./outbox-partitions.ts";
 import { changedDelivery, updateDelivery } from "./webhook-deliveries.ts";
 import type { DeliveryRecord, OutboxEntry } from "./webhook-outbox.ts";

@@ -1,7 +1,8 @@
 import type { Stored } from "../../ports/store.ts";
 import { isSuccess } from "../../ports/webhook-retries.ts";
 import type { AttemptOutcome, WebhookSender } from "../../ports/webhook-sender.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
 import { type HeldClaim, holdClaim, type LeaseTerms } from "./claim-lease.ts";
 import { type Claim, rewriteClaim, settleClaim } from "./outbox-claims.ts";
 import { sendFor } from "./outbox-senders.ts";

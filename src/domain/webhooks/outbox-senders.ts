@@ -1,12 +1,13 @@
 import type { MailMessage } from "../../ports/mailer.ts";
 import { retryAttempts } from "../../ports/webhook-retries.ts";
 import type { DeliveryControl, DeliveryResult, WebhookSender } from "../../ports/webhook-sender.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
+import { collections } from "../records/collections.ts";
+import type { WebhookRecord } from "../records/webhook-record.ts";
 import { attemptMail } from "./action-attempts.ts";
 import { destinationOf } from "./destination-post.ts";
 import type { DeliveryRecord, OutboxEntry } from "./webhook-outbox.ts";
-import type { WebhookRecord } from "./webhooks.ts";
 
 /** Makes the attempts of one delivery, from the attempt count of `control` on. */
 export type Send = (control: DeliveryControl) => Promise<DeliveryResult>;

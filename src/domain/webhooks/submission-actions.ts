@@ -1,9 +1,10 @@
 import { type BatchOp, StoreConflictError } from "../../ports/store.ts";
 import { isSuccess } from "../../ports/webhook-retries.ts";
 import type { AttemptOutcome } from "../../ports/webhook-sender.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
-import type { SubmissionRecord } from "../submissions/submission-record.ts";
+import { collections } from "../records/collections.ts";
+import type { SubmissionRecord } from "../records/submission-record.ts";
 import { attemptDestination, attemptMail, withinSignal } from "./action-attempts.ts";
 import { confirmationEmailOf } from "./confirmation-email.ts";
 import { destinationOf, destinationPayload } from "./destination-post.ts";

@@ -3,8 +3,9 @@ import { retryOnConflict } from "../../ports/conflict-retries.ts";
 import { StoreConflictError, type Stored } from "../../ports/store.ts";
 import { updateRecord } from "../../ports/update-record.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
+import { collections } from "../records/collections.ts";
 import { type DeliveryRecord, queueDeliveryOp } from "./webhook-outbox.ts";
 import { readWebhook } from "./webhooks.ts";
 

@@ -2,10 +2,11 @@ import { newId } from "../../kernel/ids.ts";
 import { createdAt, type Timestamps } from "../../kernel/timestamps.ts";
 import type { BatchOp } from "../../ports/store.ts";
 import type { AttemptOutcome } from "../../ports/webhook-sender.ts";
-import { type Context, collections } from "../context.ts";
-import { publicSubmission, type SubmissionRecord } from "../submissions/submission-record.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
+import { publicSubmission, type SubmissionRecord } from "../records/submission-record.ts";
+import type { WebhookRecord } from "../records/webhook-record.ts";
 import { outboxPartitionOf } from "./outbox-partitions.ts";
-import type { WebhookRecord } from "./webhooks.ts";
 
 export { outboxPartitionOf } from "./outbox-partitions.ts";
 

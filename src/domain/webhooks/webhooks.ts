@@ -1,24 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { NotFoundError, ValidationError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
-import { createdAt, type Timestamps } from "../../kernel/timestamps.ts";
+import { createdAt } from "../../kernel/timestamps.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import { formChanged } from "../forms/form-snapshots.ts";
-
-/** A stored submission webhook. Partition: its form id. */
-export interface WebhookRecord extends Timestamps {
-  id: string;
-  form_id: string;
-  created_by_user_id: string;
-  webhook_name: string;
-  webhook_destination_url: string;
-  http_header_key: string;
-  http_header_value: string;
-  /** The Standard Webhooks signing secret, `whsec_<base64>`; it must be kept to sign with. */
-  webhook_shared_secret: string;
-}
+import { collections } from "../records/collections.ts";
+import type { WebhookRecord } from "../records/webhook-record.ts";
 
 /** What W2 takes, once parsed. */
 export interface WebhookInput {

@@ -16,20 +16,25 @@ import {
 } from "../attachments/attachment-claims.ts";
 import { readAttachments, removalOps } from "../attachments/attachment-removal.ts";
 import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
 import { formNotFound } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { batchAgain } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
+import { collections } from "../records/collections.ts";
+import type {
+  AttachmentRecord,
+  SubmissionInput,
+  SubmissionRecord,
+} from "../records/submission-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "../settings/inventory.ts";
+import { searchWordsOf } from "../submissions/search-words.ts";
+import { readSubmission } from "../submissions/submission-reading.ts";
+import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
-import { searchWordsOf } from "./search-words.ts";
-import type { AttachmentRecord, SubmissionRecord } from "./submission-record.ts";
-import { checkSubmittedValues } from "./submission-values.ts";
-import { readSubmission, type SubmissionInput } from "./submissions.ts";
 
 /**
  * S6: replaces the given fields' values and may clear the draft flag. The submission's

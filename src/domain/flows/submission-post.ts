@@ -11,31 +11,43 @@ import {
   type HeldUploads,
   readClaimable,
 } from "../attachments/attachment-claims.ts";
+import { settledUploadsOf } from "../attachments/settled-uploads.ts";
 import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
 import { heldUploads, waitingWithout } from "../attachments/waiting-uploads.ts";
-import { type Context, collections } from "../context.ts";
-import type { Device } from "../device.ts";
+import type { Context } from "../context.ts";
 import { accessFormToSubmit, formNotFound } from "../forms/form-access.ts";
 import {
   type FormSnapshot,
   formCounter,
   formSnapshot,
+  formSnapshotsOf,
   readFormCounter,
   versionOf,
 } from "../forms/form-snapshots.ts";
+import { batchInTurns } from "../quotas/count-changes.ts";
 import { type CounterRecord, counterOp } from "../quotas/counters.ts";
 import { quotaOp } from "../quotas/quotas.ts";
+import { collections } from "../records/collections.ts";
+import type { Device } from "../records/device.ts";
+import type {
+  SubmissionInput,
+  SubmissionRecord,
+  SubmittedField,
+} from "../records/submission-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
-import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
+import { thanksPageOf } from "../settings/thanks-page.ts";
+import { searchWordsOf } from "../submissions/search-words.ts";
+import { checkSubmittedValues } from "../submissions/submission-values.ts";
+import {
+  noFailedActions,
+  type PlannedActions,
+  planPostSubmissionActions,
+} from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
-import { searchWordsOf } from "./search-words.ts";
-import type { SubmissionRecord, SubmittedField } from "./submission-record.ts";
-import { checkSubmittedValues } from "./submission-values.ts";
-import type { SubmissionInput } from "./submissions.ts";
 
 /**
- * What one attempt of S2 writes (submissions.ts): the post checked against the form's
+ * What one attempt of S2 writes (`createSubmission` below): the post checked against the form's
  * snapshot (checked again only when the snapshot changed, or its claims read again after a
  * failed attempt), the counts it raises, and the batch of the counters, the claims, the
  * submission, its deliveries and its actions.
@@ -114,7 +126,7 @@ async function checkedFor(
   counter: Stored<CounterRecord> | null,
   attempt: number,
 ): Promise<CheckedPost> {
-  const held = attempt === 1 ? heldUploads(ctx.settledUploads, counter) : undefined;
+  const held = attempt === 1 ? heldUploads(settledUploadsOf(ctx), counter) : undefined;
   const { caller, id, fields, draft } = post;
   const checked = post.checked;
   if (checked?.snapshot !== snapshot) {
@@ -122,7 +134,7 @@ async function checkedFor(
     return post.checked;
   }
   if (attempt > 1 && checked.claims.length > 0) {
-    for (const { record } of checked.claims) ctx.settledUploads.delete(record.id);
+    for (const { record } of checked.claims) settledUploadsOf(ctx).delete(record.id);
     const definition = snapshot.form.form_definition;
     checked.claims = await readClaimable(ctx, post.formId, id, definition, checked.values);
   }
@@ -218,5 +230,46 @@ function submissionOf(
     id,
     created_date_utc: at,
     modified_date_utc,
+  };
+}
+
+/**
+ * S2: stores a submission to a form open to the caller. The form's counter (its submission
+ * count and version, form-snapshots.ts) and, for a partner customer's form, the owner's
+ * monthly quota counter are read; then the raised counters, the submission, its webhook
+ * deliveries and its actions (submission-actions.ts) are written in ONE `Store.batch`,
+ * conditional on the counters' etags, and made again from fresh reads when one moved
+ * (`batchAgain`). So `max_total_submissions` and the quota hold under concurrent posts, a
+ * form changed meanwhile makes the post start over with the new form, and a crash leaves
+ * the counts equal to the records (all or nothing; see the Store port for Cosmos DB across
+ * partitions). Files are read with the form's checks (or, on the first attempt, taken as
+ * this instance settled them: settled-uploads.ts) and claimed in the same batch, each on
+ * the etag read, so no claim outlives a failed or cut-short S2; the batch's counter write
+ * also takes their bytes off the form's cap on unclaimed uploads (unclaimed-uploads.ts).
+ */
+export async function createSubmission(
+  ctx: Context,
+  caller: Caller | null,
+  formId: string,
+  input: SubmissionInput,
+  device: Device,
+) {
+  const post = newPost(caller, formId, input, device);
+  // Posts to one form in this process take turns on its counter (counter-turns.ts):
+  // otherwise concurrent ones all read one etag and all but one retry.
+  await batchInTurns(ctx, formId, (attempt) => postOps(ctx, post, attempt));
+  const { snapshot, fresh, actions } = post.written as WrittenPost;
+  for (const { record } of post.checked?.claims ?? []) settledUploadsOf(ctx).delete(record.id);
+  // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
+  if (fresh) formSnapshotsOf(ctx).set(formId, 0, snapshot);
+  if (!post.draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
+  const flags = actions.attempt ? await actions.attempt() : noFailedActions;
+  return {
+    id: post.id,
+    message: "Submission posted successfully",
+    ...thanksPageOf(snapshot.form),
+    cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
+    email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
+    actionSuccessful: true,
   };
 }

@@ -1,5 +1,5 @@
 import type { Timestamps } from "../../kernel/timestamps.ts";
-import type { Device } from "../device.ts";
+import type { Device } from "./device.ts";
 
 /** One submitted value, as the interface writes it. */
 export interface SubmittedField {
@@ -93,4 +93,10 @@ export function attachmentView(record: AttachmentRecord) {
 /** The attachment ids a file field's value holds (`id|id|…`). */
 export function attachmentIdsOf(value: string): string[] {
   return value === "" ? [] : value.split("|");
+}
+
+/** What S2 and S6 take (design.md §4). */
+export interface SubmissionInput {
+  form_fields: SubmittedField[];
+  is_draft_submission?: boolean;
 }

@@ -1,16 +1,25 @@
 import { queryAll } from "../../ports/query-all.ts";
 import type { BatchOp } from "../../ports/store.ts";
+import type { Caller } from "../accounts/caller.ts";
 import { partnerIdOf } from "../accounts/customers.ts";
-import { type Context, collections } from "../context.ts";
+import type { Context } from "../context.ts";
+import { accessForm, requireRole } from "../forms/form-access.ts";
+import type { FormRecord, FormUserRecord } from "../forms/form-record.ts";
+import {
+  formCounter,
+  formSnapshotsOf,
+  formVersionCount,
+  readFormCounter,
+  versionOf,
+} from "../forms/form-snapshots.ts";
+import { emailPrincipal, ownerPrincipal, removeMembership } from "../forms/memberships.ts";
 import { batchAgain, type CountChange, countOps } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { quotaCounter } from "../quotas/quotas.ts";
-import type { AttachmentRecord } from "../submissions/submission-record.ts";
+import { collections } from "../records/collections.ts";
+import type { AttachmentRecord } from "../records/submission-record.ts";
 import { loggedActions } from "../webhooks/action-deliveries.ts";
 import { actionLogId } from "../webhooks/webhook-outbox.ts";
-import type { FormRecord, FormUserRecord } from "./form-record.ts";
-import { formCounter, formVersionCount, readFormCounter, versionOf } from "./form-snapshots.ts";
-import { emailPrincipal, ownerPrincipal, removeMembership } from "./memberships.ts";
 
 /**
  * Deleting a form (F3) so that the owner's quotas equal what is stored after a crash at any
@@ -40,7 +49,7 @@ interface FormDeletionNote {
  */
 export async function deleteFormAndRecords(ctx: Context, formId: string): Promise<boolean> {
   const written = await batchAgain(ctx, () => deletionOps(ctx, formId));
-  ctx.formSnapshots.forget(formId);
+  formSnapshotsOf(ctx).forget(formId);
   if (!written) return false;
   await finishFormDeletion(ctx, formId);
   return true;
@@ -143,4 +152,15 @@ export async function finishFormDeletions(ctx: Context): Promise<number> {
   const stale = notes.filter((note) => now - Date.parse(note.created_date_utc) >= deletionSettling);
   for (const note of stale) await finishFormDeletion(ctx, note.id);
   return stale.length;
+}
+
+/**
+ * Deletes a form with its users, submissions, attachments and their files. Owner or account
+ * manager. The form record goes first, with what it held of the owner's quotas, so that
+ * from then on the form is gone for everyone, whatever happens to the rest (see above).
+ */
+export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_account_management");
+  await deleteFormAndRecords(ctx, formId);
 }

@@ -1,0 +1,12 @@
+/**
+ * The operations that span concepts, on the floor above them all: S2 posts a submission
+ * (the form, its counter and quotas, file claims, the engine's rules, webhook deliveries and
+ * the form's actions in one `Store.batch`), S6 edits and S7 deletes one, F3 and the admin
+ * API finish form deletions, and F5 renders a form with its settings. Each calls the
+ * concepts below it; no concept calls a flow.
+ */
+export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
+export { renderForm } from "./form-rendering.ts";
+export { deleteSubmission } from "./submission-delete.ts";
+export { createSubmission } from "./submission-post.ts";
+export { updateSubmission } from "./submission-update.ts";

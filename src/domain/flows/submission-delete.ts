@@ -1,0 +1,61 @@
+import type { Stored } from "../../ports/store.ts";
+import { fileIdsOf } from "../attachments/attachment-claims.ts";
+import { readAttachments, removalOps } from "../attachments/attachment-removal.ts";
+import type { Context } from "../context.ts";
+import type { FormRecord } from "../forms/form-record.ts";
+import { formCounter, readFormCounter } from "../forms/form-snapshots.ts";
+import { batchAgain } from "../quotas/count-changes.ts";
+import { counterOp } from "../quotas/counters.ts";
+import { collections } from "../records/collections.ts";
+import type { AttachmentRecord, SubmissionRecord } from "../records/submission-record.ts";
+import { compileRules } from "../settings/form-rules.ts";
+import { inventoryHeld } from "../settings/inventory.ts";
+import { readSubmission } from "../submissions/submission-reading.ts";
+
+/**
+ * S7: deletes a submission and frees its slot and inventory on the form, and deletes its
+ * attachment records and gives their bytes back to the owner's storage quota, in one
+ * `Store.batch` conditional on everything as read (a crash leaves all or nothing); then
+ * deletes their files.
+ */
+export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
+  let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
+  let removed: Stored<AttachmentRecord>[] = [];
+  const rules = compileRules(form);
+  const written = await batchAgain(ctx, async (attempt) => {
+    if (attempt > 1) {
+      stored = await ctx.store.get<SubmissionRecord>(
+        collections.submissions,
+        form.id,
+        submissionId,
+      );
+    }
+    // Gone meanwhile: another S7 deleted it and gave everything back.
+    if (!stored) return null;
+    const counter = await readFormCounter(ctx, form.id);
+    const counts: Record<string, number> = { ...counter?.record.counts };
+    // What the submission took, not what the current settings imply (inventory.ts).
+    for (const name of ["submissions", ...inventoryHeld(rules, stored.record)])
+      counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
+    const files = fileIdsOf(form.form_definition, stored.record.form_fields);
+    removed = await readAttachments(ctx, form.id, submissionId, files);
+    return [
+      {
+        op: "delete",
+        collection: collections.submissions,
+        partition: form.id,
+        id: submissionId,
+        ifMatch: stored.etag,
+        previous: stored.record,
+      },
+      counterOp(formCounter(form.id), counter, counts),
+      // Its files and the storage they give back go with it: the quota stays equal to the records.
+      ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
+    ];
+  });
+  if (written) for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
+  return {
+    message: "Form submission has been deleted successfully",
+    form_submission_item_deleted: written !== null,
+  };
+}

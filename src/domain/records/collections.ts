@@ -1,0 +1,60 @@
+/**
+ * Names of the Store collections and what partitions each: the one list every concept names
+ * its records by.
+ */
+export const collections = {
+  /** Accounts; partition and id: the user id. */
+  accounts: "accounts",
+  /** E-mail → user id, to keep e-mails unique; partition and id: the normalised e-mail. */
+  accountEmails: "account_emails",
+  /**
+   * Local accounts, listed for the admin API (partner customers are listed by P3 instead);
+   * one partition, `local`; id: the user id. See `account-lists.ts`.
+   */
+  localAccounts: "local_accounts",
+  /** Account tokens; partition and id: the token id. */
+  tokens: "tokens",
+  /** Which tokens each account holds, for the admin API; partition: the user id; id: token id. */
+  accountTokens: "account_tokens",
+  /** Partners; partition and id: the partner id. */
+  partners: "partners",
+  /** Partner customers (P3–P5); partition: the partner id; id: the customer's user id. */
+  customers: "customers",
+  /**
+   * What each partner customer uses of its quotas; partition: the customer's user id; id:
+   * the quota, with the month (`YYYY-MM`) or the datalist it counts for. See `quotas.ts`.
+   */
+  customerCounters: "customer_counters",
+  /** Forms; partition and id: the form id. */
+  forms: "forms",
+  /** Form user security records; partition: the form id. */
+  formUsers: "form_users",
+  /** Which forms a principal can reach; partition: `user:<id>` or `email:<e-mail>`; id: form id. */
+  memberships: "memberships",
+  /** Datalists; partition: the owner's user id. */
+  datalists: "datalists",
+  /** Datalist entry items; partition: the datalist id. */
+  datalistEntries: "datalist_entries",
+  /** Form submissions; partition: the form id. */
+  submissions: "submissions",
+  /** Submission attachments; partition: the form id. */
+  attachments: "attachments",
+  /**
+   * Uploads to check once their grace period is over; partition: the hour of the upload
+   * (`YYYY-MM-DDTHH`); id: the attachment id. See `attachment-sweep.ts`.
+   */
+  uploads: "attachment_uploads",
+  /** Per-form counters (submissions held); partition and id: the form id. */
+  formCounters: "form_counters",
+  /** Submission webhooks; partition: the form id. */
+  webhooks: "webhooks",
+  /** Each message sent to a webhook, with its attempts; partition: the webhook id. */
+  webhookDeliveries: "webhook_deliveries",
+  /**
+   * Deliveries waiting for an attempt; one partition, `due`, kept small because entries
+   * leave it once delivered or given up. See `webhook-worker.ts`.
+   */
+  webhookOutbox: "webhook_outbox",
+  /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
+  serviceState: "service_state",
+} as const;

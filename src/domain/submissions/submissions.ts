@@ -16,7 +16,7 @@ import { noFailedActions } from "../webhooks/submission-actions.ts";
 import { newPost, postOps, type WrittenPost } from "./submission-post.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";
 
-/** What S2 and S6 take (design.md §4). */
+/** What S2 and S6 take (docs/design.md §4). */
 export interface SubmissionInput {
   form_fields: SubmittedField[];
   is_draft_submission?: boolean;

@@ -1,5 +1,5 @@
 /**
- * The form engine's cost (issue 15): S2 on a form with 20 conditional rules and 5
+ * The form engine's cost (docs/design.md §22): S2 on a form with 20 conditional rules and 5
  * calculations beside S2 on the same form without them, in this process over the memory
  * store, in the same run. Each round posts {@link POSTS} submissions to each form (the order
  * alternating between rounds), {@link CONCURRENCY} at a time, through `service.fetch`; the

@@ -1,8 +1,9 @@
 /**
- * The floor an upload is measured against (issue 12): a plain `node:http` server that pipes
- * each request body, as it comes, to a new file under `DATA_DIR`, and answers 200 with the
- * file's id. No parsing, no checks. Prints `listening on http://host:port` as the
- * standalone server does, so {@link startServer} runs it the same way.
+ * The floor an upload's rate is measured against (docs/design.md §22): a plain `node:http`
+ * server that pipes each request body, as it comes, to a new file under `DATA_DIR`, and
+ * answers 200 with the file's id. No parsing, no checks. Prints `listening on
+ * http://host:port` as the standalone server does, so {@link startServer} runs it the same
+ * way.
  */
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";

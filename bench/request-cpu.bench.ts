@@ -1,14 +1,14 @@
 /**
- * The request path by CPU (issue 12): the server's own CPU microseconds per S2 (posting a
- * submission) over HTTP, on the memory store and on the lowdb store, beside the bare
- * itty-router JSON handler of `submission-server.ts`, each served in THIS process through
- * `@hono/node-server` as that server does, and loaded by autocannon in a child process with
- * a fixed number of requests. The CPU is this process's (`process.cpuUsage`, every thread:
- * the lowdb journal writes on libuv's pool count too) and excludes the client's, so the
- * figure holds on a loaded machine where requests per second do not. Each round measures
- * every case once; the table shows the median of {@link ROUNDS} and the bare handler's CPU
- * over each case's: the share of bare throughput a CPU-bound server reaches (issue 12's
- * goals: ≥ 0.6 on memory, ≥ 0.5 on lowdb).
+ * The request path by CPU (docs/design.md §22): the server's own CPU microseconds per S2
+ * (posting a submission) over HTTP, on the memory store and on the lowdb store, beside the
+ * bare itty-router JSON handler of `submission-server.ts`, each served in THIS process
+ * through `@hono/node-server` as that server does, and loaded by autocannon in a child
+ * process with a fixed number of requests. The CPU is this process's (`process.cpuUsage`,
+ * every thread: the lowdb journal writes on libuv's pool count too) and excludes the
+ * client's, so the figure holds on a loaded machine where requests per second do not. Each
+ * round measures every case once; the table shows the median of {@link ROUNDS} and the bare
+ * handler's CPU over each case's: the share of bare throughput a CPU-bound server reaches
+ * (the goals: ≥ 0.6 on memory, ≥ 0.5 on lowdb).
  * Run: `node --conditions=formwork-source --import tsx bench/request-cpu.bench.ts`;
  * `BENCH_ONLY=memory|lowdb|bare` runs one case (for `--cpu-prof`), `BENCH_REQUESTS` sets
  * the requests a case.

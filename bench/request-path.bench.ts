@@ -1,13 +1,14 @@
 /**
- * The request path (issue 12): what S2 (posting a submission) costs per request beside a bare itty-router JSON
- * handler served the same way (`submission-server.ts`, compiled into one bundle as `npm start`'s
- * server is: compiled-server.ts), each in a fresh child process loaded
- * by autocannon in this run: S2 on the memory store, and on the lowdb store with a form
- * holding 1,000 and one holding 100,000 submissions (seeded straight into the store, with
- * the form's counter to match), to show whether the cost grows with the data. Each round
- * measures the bare handler and every S2 case once; {@link ROUNDS} rounds, and the table
- * shows each round's ratio to that round's bare figure, the median, and the goal of
- * issue 12. Run: `node --conditions=formwork-source --import tsx bench/request-path.bench.ts`.
+ * The request path (docs/design.md §22): what S2 (posting a submission) costs per request
+ * beside a bare itty-router JSON handler served the same way (`submission-server.ts`,
+ * compiled into one bundle as `npm start`'s server is: compiled-server.ts), each in a fresh
+ * child process loaded by autocannon in this run: S2 on the memory store, and on the lowdb
+ * store with a form holding 1,000 and one holding 100,000 submissions (seeded straight into
+ * the store, with the form's counter to match), to show whether the cost grows with the
+ * data. Each round measures the bare handler and every S2 case once; {@link ROUNDS} rounds,
+ * and the table shows each round's ratio to that round's bare figure, the median, and the
+ * goal (at least 0.6 of the bare handler on memory, 0.5 on lowdb).
+ * Run: `node --conditions=formwork-source --import tsx bench/request-path.bench.ts`.
  *
  * Two more rows, without a goal, are a diagnostic: the bare handler and S2 on the memory
  * store with each response held one turn of the event loop, so that a turn's responses are
@@ -38,14 +39,14 @@ const WARM_UP_SECONDS = 1;
 const SECONDS = 8;
 const ROUNDS = 3;
 /**
- * The fixed work per request of the calibration rows, in µs. On the 2-core VM of issue 12
+ * The fixed work per request of the calibration rows, in µs. On a 2-core VM
  * they bracket the memory store's goal: 12 µs gave 0.67–0.69 × bare and 24 µs 0.54–0.55,
  * so 0.6 leaves a handler about 18 µs of work beyond the bare one. 24 µs is about what S2
  * on the memory store costs beyond the bare handler when both are held (57 against 33 µs
  * of server CPU per request).
  */
 const BUSY_MICROSECONDS = [12, 24];
-/** Issue 12's goals, as a share of the bare handler's requests per second. */
+/** The goals (docs/design.md §22), as a share of the bare handler's requests per second. */
 const goals = { memory: 0.6, lowdb: 0.5 };
 const submission = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
 /**

@@ -3,12 +3,13 @@
  * should stream it to disk rather than hold it: the server runs as a child process over a
  * temp data folder, the upload is generated while it is sent, and the server's `VmRSS` is
  * sampled every 20 ms (beside the kernel's high-water mark), with an idle spell and a 1 MB
- * upload measured in the same run as the baseline. Target (issue 3): a rise under 32 MB.
- * Each 100 MiB upload follows one to a plain `node:http` server piping the request to a file
- * (`pipe-floor-server.ts`), the floor issue 12 measures the rate against: at least 0.8 of it.
+ * upload measured in the same run as the baseline. Target (docs/design.md §22): a rise
+ * under 32 MB. Each 100 MiB upload follows one to a plain `node:http` server piping the
+ * request to a file (`pipe-floor-server.ts`), the floor the rate is measured against: at
+ * least 0.8 of it.
  * The floor runs in a fresh process each round, so its RSS rise is also the baseline of the
  * server's first 100 MiB upload: a fresh Node process keeps about 35 MiB of socket read
- * buffers until its first GC, whoever handles them (issue 12).
+ * buffers until its first GC, whoever handles them.
  * Reports, never asserts: it fails only when an upload fails or stores the wrong size.
  * Run: `node --conditions=formwork-source --import tsx bench/upload-memory.bench.ts`.
  */
@@ -24,7 +25,7 @@ import { freePort, type StandaloneServer, startServer, stopServer } from "./stan
 const megabyte = 1024 * 1024;
 const largeUpload = 100 * megabyte;
 const targetRiseMiB = 32;
-/** Issue 12: the upload's rate as a share of the pipe floor's, measured in the same run. */
+/** The upload's rate as a share of the pipe floor's, in the same run (docs/design.md §22). */
 const targetRatio = 0.8;
 /** Rounds of (pipe floor, server) uploads of 100 MiB; the median round is shown. */
 const ROUNDS = 3;

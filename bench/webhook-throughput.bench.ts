@@ -1,12 +1,13 @@
 /**
- * Webhook throughput (issue 12): how many deliveries a second the outbox worker makes on the
- * lowdb store to a fast loopback receiver (`loopback-receiver.ts`, its own process), beside
- * a baseline measured in the same run, the same signed POSTs sent straight to the receiver
- * by the same HTTP client with the same concurrency. Each round queues {@link DELIVERIES}
- * deliveries with the worker off (S2s through the service), then starts a service with the
- * worker on the same data folder and times until the receiver has them all. Then S2's
- * latency (p50 of sequential posts) while the worker delivers to that receiver answering at
- * once and answering after {@link SLOW_MS} ms: it should not depend on the receiver.
+ * Webhook throughput (docs/design.md §22): how many deliveries a second the outbox worker
+ * makes on the lowdb store to a fast loopback receiver (`loopback-receiver.ts`, its own
+ * process), beside a baseline measured in the same run, the same signed POSTs sent straight
+ * to the receiver by the same HTTP client with the same concurrency. Each round queues
+ * {@link DELIVERIES} deliveries with the worker off (S2s through the service), then starts
+ * a service with the worker on the same data folder and times until the receiver has them
+ * all. Then S2's latency (p50 of sequential posts) while the worker delivers to that
+ * receiver answering at once and answering after {@link SLOW_MS} ms: it should not depend
+ * on the receiver.
  * Run: `node --conditions=formwork-source --import tsx bench/webhook-throughput.bench.ts`.
  */
 import { fork } from "node:child_process";

@@ -25,7 +25,7 @@ export type {
 } from "./domain/accounts/index.ts";
 
 /**
- * The programmatic admin API (**extension**, design.md §2): issues, lists and revokes
+ * The programmatic admin API (**extension**, docs/design.md §2): issues, lists and revokes
  * accounts' tokens, and registers partners. Embedders call it directly; the HTTP routes
  * under `/api/admin` wrap it.
  */

@@ -45,7 +45,7 @@ export interface FormServiceOptions {
    */
   allowPrivateWebhookDestinations?: boolean;
   /**
-   * Sends the forms' confirmation e-mails (design.md §11), e.g. `createSmtpMailer(…)`.
+   * Sends the forms' confirmation e-mails (docs/design.md §11), e.g. `createSmtpMailer(…)`.
    * @default undefined: no e-mail can be sent; each one a form calls for counts as failed
    */
   mailer?: Mailer;

@@ -34,7 +34,7 @@ async function withForm(store: Store = createMemoryStore()) {
   return { ...env, store, owner, formId: form.body.id as string };
 }
 
-describe("free-form JSON is bounded on write (design.md §8)", () => {
+describe("free-form JSON is bounded on write (docs/design.md §8)", () => {
   it("keeps a section 32 levels deep and refuses 33 with a 400 naming the bound", async () => {
     const env = await withForm();
     const path = section(env.formId, "conditionallogicsettings");

@@ -4,7 +4,7 @@ import { request, setup } from "./helpers.ts";
 
 const id = "0190a8c4-1b2c-7d3e-8f40-123456789abc";
 
-describe("405 Method Not Allowed (design.md §8)", () => {
+describe("405 Method Not Allowed (docs/design.md §8)", () => {
   it("answers a known path called with another method 405, with Allow", async () => {
     const { call } = await setup({ adminSecret: "admin-secret" });
     const cases: [method: string, path: string, allow: string][] = [

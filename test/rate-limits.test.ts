@@ -63,7 +63,7 @@ function assertRateLimited(answer: Answer, limit: number) {
   assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
 }
 
-describe("rate limits (design.md §8, §10)", () => {
+describe("rate limits (docs/design.md §17)", () => {
   it("counts F5, S2, S3 and the hosted page per client address", async () => {
     const env = await limited({ publicPerMinute: 4, credentialPerMinute: 0 });
     const submission = {

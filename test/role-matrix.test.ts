@@ -6,7 +6,7 @@ import { formInput, setup, type TestUser } from "./helpers.ts";
 type Who = "owner" | (typeof roleNames)[number] | "stranger" | "anonymous";
 const everyone: Who[] = ["owner", ...roleNames, "stranger", "anonymous"];
 
-/** Each operation on a form, and the roles that may do it besides the owner (design.md §3). */
+/** Each operation on a form, and the roles that may do it besides the owner (docs/design.md §3). */
 const operations: {
   name: string;
   allowed: Who[];

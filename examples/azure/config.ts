@@ -1,5 +1,5 @@
 /**
- * The Azure server's settings: the standalone server's variables (design.md §10) plus where
+ * The Azure server's settings: the standalone server's variables (docs/design.md §10) plus where
  * Cosmos DB and Azure Blob Storage are.
  */
 import { readConfig, type ServerConfig } from "../standalone/config.ts";

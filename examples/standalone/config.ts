@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type LogLevel, logLevels } from "./logger.ts";
 
-/** The standalone server's settings, read from the environment (design.md §10). */
+/** The standalone server's settings, read from the environment (docs/design.md §10). */
 export interface ServerConfig {
   /** Where the lowdb files and the attachment files live. */
   dataDir: string;

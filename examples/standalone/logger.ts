@@ -1,6 +1,6 @@
 /**
  * The servers' log: pino writing one JSON line per event to stdout, at the level of
- * `LOG_LEVEL` (design.md §10). The service builds its lines from named fields only; the
+ * `LOG_LEVEL` (docs/design.md §10). The service builds its lines from named fields only; the
  * redaction below is a second line of defence should a secret's name ever reach a line.
  */
 import { type Logger, pino } from "pino";

@@ -5,7 +5,7 @@ import type { Context } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
 
 /**
- * Customer login tokens (P1, P2; design.md §2): JWTs signed with HS256 under the service's
+ * Customer login tokens (P1, P2; docs/design.md §2): JWTs signed with HS256 under the service's
  * `partners.tokenSecret`, carrying `sub` (the customer's user id), `email`, `partner_id`,
  * `iat` and `exp`. Verification accepts HS256 only, so `alg: none` and every other
  * algorithm are refused.

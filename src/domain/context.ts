@@ -48,7 +48,7 @@ export interface PartnerSettings {
   quotaDefaults: CustomerQuotas;
 }
 
-/** How the confirmation e-mail and the destination post are attempted (design.md §11). */
+/** How the confirmation e-mail and the destination post are attempted (docs/design.md §11). */
 export interface ActionSettings {
   /**
    * Milliseconds S2 waits for each first attempt. A destination post is aborted then; an

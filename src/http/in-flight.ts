@@ -1,6 +1,6 @@
 /**
  * The requests a service is answering, so that a stop can let them finish before the store
- * closes (design.md §1) and refuse the ones that come after it began.
+ * closes (docs/design.md §1) and refuse the ones that come after it began.
  */
 
 /** Requests in flight, and whether new ones are still let in. */

@@ -1,6 +1,6 @@
 /**
  * What the errors of the ports (`formwork/ports`) mean to a client: adapters throw port
- * errors, and only the service turns them into answers with the envelope of design.md §8.
+ * errors, and only the service turns them into answers with the envelope of docs/design.md §8.
  */
 import {
   ForbiddenError,

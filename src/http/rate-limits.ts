@@ -1,5 +1,5 @@
 /**
- * Rate limits (design.md §8, §10), counted in memory with `rate-limiter-flexible`: per client
+ * Rate limits (docs/design.md §17), counted in memory with `rate-limiter-flexible`: per client
  * address over the public routes (F5, S2, S3 and the hosted page), and per credential (an
  * account token, a partner, a partner's customer) over the restricted routes. Each instance
  * counts its own requests; several instances behind a balancer each allow the full rate.

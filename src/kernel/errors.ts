@@ -1,6 +1,6 @@
 /**
  * The service's errors: each carries an HTTP status and a stable snake_case code from one
- * table, and renders as the failure envelope of design.md §8.
+ * table, and renders as the failure envelope of docs/design.md §8.
  */
 
 /** Every error code the service answers with, and its HTTP status. */

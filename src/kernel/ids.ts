@@ -61,7 +61,7 @@ const guid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 const userIdPattern = new RegExp(`^(local|partner_${guid})\\|${guid}$`);
 
 /**
- * Reads a user id (`local|<guid>` or `partner_<guid>|<guid>`, design.md §2) from a path
+ * Reads a user id (`local|<guid>` or `partner_<guid>|<guid>`, docs/design.md §2) from a path
  * segment, percent-encoded or not, and answers it in lower case.
  * @throws {ValidationError} naming `name` when it is not a user id.
  */

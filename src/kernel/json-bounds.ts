@@ -1,12 +1,12 @@
 /**
- * Bounds on the free-form JSON the service keeps (design.md §8): settings sections and form
+ * Bounds on the free-form JSON the service keeps (docs/design.md §8): settings sections and form
  * definitions nest at most 32 levels, a section holds at most 64 KB and a definition 1 MB.
  * Every check here walks the value with its own stack, never the call stack, so that a value
  * of any depth is measured without overflowing it.
  */
 import type { ValidationIssue } from "./errors.ts";
 
-/** The bounds of design.md §8. */
+/** The bounds of docs/design.md §8. */
 export const jsonBounds = {
   /** Nesting depth of a kept section or definition: `{}` is 1, `{"a":{}}` is 2. */
   depth: 32,

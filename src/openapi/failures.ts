@@ -1,5 +1,5 @@
 /**
- * The failure answers of each operation, one response per status (design.md §8): the
+ * The failure answers of each operation, one response per status (docs/design.md §8): the
  * envelope whose `error` is one of that status's codes, `issues` with a 400, and S2's
  * `actionSuccessful: false`. The hosted page answers its own failures as pages.
  */

@@ -57,7 +57,7 @@ export function urlOf(request: RouteRequest): URL {
 }
 
 /**
- * A GUID path parameter, braces and upper case accepted (design.md §9).
+ * A GUID path parameter, braces and upper case accepted (docs/design.md §9).
  * @throws {ValidationError} naming the parameter when it is not a GUID.
  */
 export function guidParam(request: RouteRequest, name: string): string {

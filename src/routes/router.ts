@@ -86,7 +86,7 @@ export function createRouter(options: RouterOptions): ServiceRouter {
   hostedPageRoutes(router);
   openApiRoutes(router, options.basePath);
   router.all("*", (request) => {
-    // A path some route serves with other methods is a 405 naming them (design.md §8).
+    // A path some route serves with other methods is a 405 naming them (docs/design.md §8).
     const known = routesOfPath(router.routes, request.method, new URL(request.url).pathname);
     if (known) throw new MethodNotAllowedError(known.methods);
     throw new NotFoundError("No such endpoint");
@@ -104,7 +104,7 @@ async function identify(request: RouteRequest, ctx: Context, options: RouterOpti
 
 /**
  * The failure envelope of `error` as the answer to `request`; a submission post (S2) also
- * carries `actionSuccessful: false` (design.md §8).
+ * carries `actionSuccessful: false` (docs/design.md §8).
  */
 export function failureResponse(error: unknown, request: Request, basePath: string): Response {
   const { status, body } = errorEnvelope(error);

@@ -17,7 +17,7 @@ const hex = (digits: number) => `[0-9a-fA-F]{${digits}}`;
 const guidSource = `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
 
 /**
- * A GUID in a path, as `parseGuid` reads it (design.md §9): upper or lower case, optionally
+ * A GUID in a path, as `parseGuid` reads it (docs/design.md §9): upper or lower case, optionally
  * wrapped in braces. Stated for the OpenAPI document; the routes parse with `parseGuid`.
  */
 export const guidPathSchema = v.pipe(

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { formDefinitionSchema, formTypes } from "../domain/forms/index.ts";
 import { nameSchema } from "./common.ts";
 
-/** Body of the form create and whole-update extensions (design.md §4). */
+/** Body of the form create and whole-update extensions (docs/design.md §4). */
 export const formBody = v.object({
   form_configuration: v.object({
     settings: v.object({

@@ -32,8 +32,8 @@ const billingDate = v.union(
 
 /**
  * Each customer field P4 and P5 set, with the body names that set it: the name of
- * design.md §4 first, then the name the hosted service's records use, accepted as an alias
- * (design.md §9). The billing dates are an **extension**.
+ * docs/design.md §4 first, then the name the hosted service's records use, accepted as an alias
+ * (docs/design.md §9). The billing dates are an **extension**.
  */
 const settable: [keyof CustomerFields, string[], v.GenericSchema<unknown, string>][] = [
   ["first_name", ["first_name"], personName],

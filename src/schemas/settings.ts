@@ -6,7 +6,7 @@ import { parseWith } from "../kernel/parse.ts";
 
 /**
  * F2's body for one settings section, checked against the section's schema (the domain's
- * rules for what each section holds, design.md §11), within the JSON bounds of a section.
+ * rules for what each section holds, docs/design.md §11), within the JSON bounds of a section.
  * @throws {ValidationError} 400 for a body that is not a JSON object, too large or deep, not
  *   valid for the section, or an unknown section.
  */

@@ -11,7 +11,7 @@ const submittedField = v.object({
   submitted_value: v.string("must be a string (every value is sent as text)"),
 });
 
-/** Body of S2 and S6 (design.md §4). */
+/** Body of S2 and S6 (docs/design.md §4). */
 export const submissionBody = v.object({
   form_fields: v.pipe(v.array(submittedField), v.maxLength(1000)),
   is_draft_submission: v.optional(v.boolean()),
@@ -30,7 +30,7 @@ export const submissionUpdateBody = v.object({
   ),
 });
 
-/** The default and the most results of one S5 page (design.md §6). */
+/** The default and the most results of one S5 page (docs/design.md §6). */
 export const batchSizes = { default: 100, max: 1000 } as const;
 
 const milliseconds = v.pipe(
@@ -92,7 +92,7 @@ export const exportQuery = v.pipe(
   windowInOrder(),
 );
 
-/** Query names of S5 and the snake_case aliases accepted for them (design.md §9). */
+/** Query names of S5 and the snake_case aliases accepted for them (docs/design.md §9). */
 const aliases: Record<string, string> = {
   includeFormDefinition: "include_form_definition",
   dateFrom: "date_from",

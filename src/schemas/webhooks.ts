@@ -15,7 +15,7 @@ const url = v.pipe(
   v.regex(/^https?:\/\//i, "must be http or https"),
 );
 
-/** Body of W2 (design.md §4); `webhook_url` is accepted for `webhook_destination_url`. */
+/** Body of W2 (docs/design.md §4); `webhook_url` is accepted for `webhook_destination_url`. */
 export const webhookBody = v.pipe(
   v.object({
     webhook_name: nameSchema,

@@ -37,7 +37,7 @@ const expected: Record<string, number> = {
 };
 
 /**
- * The requests before issue 12's budget work, shown beside today's in the table. The
+ * The requests before the request budgets were met, shown beside today's in the table. The
  * budgets themselves are asserted by {@link budgets}.
  */
 const before: Record<string, number> = {
@@ -65,7 +65,7 @@ const before: Record<string, number> = {
 /** Sign-in: the token's and the account's point reads, not cached (a revocation is seen at once). */
 const signIn = 2;
 
-/** Issue 12's budgets, each checked on the requests as measured. */
+/** The request budgets (docs/design.md §13), each checked on the requests as measured. */
 const budgets: [string, string, (requests: RequestKind[]) => boolean][] = [
   ["F5 render a form (anonymous)", "<= 2 requests", (r) => r.length <= 2],
   ["S2 post a text-only submission", "<= 3 requests", (r) => r.length <= 3],

@@ -75,7 +75,7 @@ describe("form engine: S2 and S6 apply the rules", () => {
     const posted = await env.submit({ name_1: "Ada", diet_3: "x", email_9: "" });
     assert.equal(posted.status, 200, JSON.stringify(posted.body));
     const stored = await env.stored(posted.body.id);
-    // price_4 was not submitted, so its value is "" (design.md §11): the condition over it is
+    // price_4 was not submitted, so its value is "" (docs/design.md §11): the condition over it is
     // false and phone_10 is not required.
     assert.equal(stored.total_5, "/Ada");
     assert.equal(stored.phone_10, undefined);

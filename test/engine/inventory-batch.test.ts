@@ -1,7 +1,7 @@
 /**
- * Issue 15: S6 writes the submission, the inventory it moves and a cleared draft's webhook
- * deliveries in one batch; and what a submission took is bookkeeping that no answer, export
- * or payload shows.
+ * Limited options (docs/design.md §11, §12): S6 writes the submission, the inventory it
+ * moves and a cleared draft's webhook deliveries in one batch; and what a submission took is
+ * bookkeeping that no answer, export or payload shows.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -49,7 +49,7 @@ function recordingStore() {
   return { store, writes, failNextBatch };
 }
 
-/** The fields of a submission record as the interface names them (interface.md). */
+/** The fields of a submission record as the interface names them. */
 const interfaceFields = [
   "created_by_device",
   "created_by_verified_email_address",

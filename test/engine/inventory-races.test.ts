@@ -1,7 +1,7 @@
 /**
- * Issue 15: concurrent S2s, S6s and S7s over a limited option keep its count exact: what F5
- * says remains is the quantity less the stored non-draft submissions holding it, on memory
- * and lowdb.
+ * Limited options (docs/design.md §11): concurrent S2s, S6s and S7s over a limited option
+ * keep its count exact: what F5 says remains is the quantity less the stored non-draft
+ * submissions holding it, on memory and lowdb.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,6 +1,6 @@
 /**
- * Issue 15: a submission gives back exactly the inventory it took (S6, S7), whatever the
- * settings say by then, on memory and lowdb.
+ * Limited options (docs/design.md §11): a submission gives back exactly the inventory it
+ * took (S6, S7), whatever the settings say by then, on memory and lowdb.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

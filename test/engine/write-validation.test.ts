@@ -124,7 +124,7 @@ describe("form engine: F2 validates each rule section against the form", () => {
     assert.equal(body.form_configuration.conditionallogicsettings, undefined);
   });
 
-  it("holds rule sections to the bounds of design.md §8", async () => {
+  it("holds rule sections to the bounds of docs/design.md §8", async () => {
     const env = await withEngineForm({});
     let deep: unknown = true;
     for (let n = 0; n < 40; n++) deep = { "!": [deep] };

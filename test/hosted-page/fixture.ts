@@ -9,7 +9,7 @@ export type Call = (
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers.
 ) => Promise<{ status: number; body: any }>;
 
-/** Every field type of design.md §5, with a select filled from a datalist. */
+/** Every field type of docs/design.md §5, with a select filled from a datalist. */
 export function hostedFields(datalistId: string) {
   return [
     { unique_system_name: "name_1", type: "text", label: "Name", required: true, max_length: 40 },

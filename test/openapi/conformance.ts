@@ -1,9 +1,9 @@
 /**
  * Every answer a test gets through `service.fetch` is checked against the service's own
- * OpenAPI document (issue 16): its status must be one the operation documents, its content
- * type one documented for that status, and a JSON body must validate against that status's
- * schema (ajv, JSON Schema 2020-12). The document and each schema are compiled once per
- * process. A request that names no operation must get the 404 or 405 of design.md §8.
+ * OpenAPI document (docs/design.md §20): its status must be one the operation documents, its
+ * content type one documented for that status, and a JSON body must validate against that
+ * status's schema (ajv, JSON Schema 2020-12). The document and each schema are compiled once per
+ * process. A request that names no operation must get the 404 or 405 of docs/design.md §8.
  */
 import { AssertionError } from "node:assert";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -140,7 +140,7 @@ export function checkAnswer(
   const route = matching.find((candidate) => candidate.method === method);
   const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
   if (!route) {
-    // No operation: the router's own answers for unknown paths and methods (design.md §8),
+    // No operation: the router's own answers for unknown paths and methods (docs/design.md §8),
     // or what comes before routing: credentials (401), the admin guard, rate limits, a stop.
     const status = response.status;
     const underStore = storePaths.some((store) => path === store || path?.startsWith(`${store}/`));

@@ -1,7 +1,8 @@
 /**
- * The OpenAPI document says exactly what the service accepts (issue 16, item 5): for each
- * rule the issue lists, sample inputs are judged by the document's schema (ajv) and sent to
- * the service, and both must agree on which ones are refused.
+ * The OpenAPI document says exactly what the service accepts: for each rule below (path ids,
+ * batchSize, bodies, choice fields, webhooks, quotas, uploads), sample inputs are judged by
+ * the document's schema (ajv) and sent to the service, and both must agree on which ones
+ * are refused.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

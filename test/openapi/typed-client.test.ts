@@ -1,7 +1,7 @@
 /**
- * The typed client of `examples/typed-client` (issue 16, item 6): its committed types are
- * what openapi-typescript makes of the live document, and README's walk-through runs with
- * them and openapi-fetch against a real server, every answer checked against the document.
+ * The typed client of `examples/typed-client`: its committed types are what
+ * openapi-typescript makes of the live document, and README's walk-through runs with them
+ * and openapi-fetch against a real server, every answer checked against the document.
  */
 import assert from "node:assert/strict";
 import { once } from "node:events";

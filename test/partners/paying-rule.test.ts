@@ -8,7 +8,7 @@ const body = { form_fields: [{ unique_system_name: "name_1", submitted_value: "x
 
 /**
  * A customer on `free_trial` with a form, and another customer of the same partner (grants
- * stay within a tenant, design.md §3) granted roles on it.
+ * stay within a tenant, docs/design.md §3) granted roles on it.
  */
 async function withTrialForm() {
   const env = await withPartner();

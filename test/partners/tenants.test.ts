@@ -7,7 +7,7 @@ const grantee = "newhire@corp.example";
 const grant = (formId: string) =>
   `/api/restricted/form/${formId}/usersecurity?collaborator_email=${grantee}&has_reporting_full=1&has_form_editor=1`;
 
-describe("grants stay within the owner's tenant (design.md §3)", () => {
+describe("grants stay within the owner's tenant (docs/design.md §3)", () => {
   it("gives a partner's customer nothing from a local owner's grant to its address", async () => {
     const env = await withPartner();
     const owner = await env.user("owner@example.com");

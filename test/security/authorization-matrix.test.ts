@@ -10,9 +10,9 @@ import { type RouteCase, routeCases } from "./matrix-routes.ts";
 import { expectedStatus, maySee } from "./matrix-rules.ts";
 
 /**
- * The authorization matrix (issue 13): every route of the router × every kind of caller, for
- * a form owned by a local account and one owned by a partner's customer. Each cell checks
- * the status that design.md §3 gives and, for every refused call and every read, that the
+ * The authorization matrix: every route of the router × every kind of caller, for a form
+ * owned by a local account and one owned by a partner's customer. Each cell checks the
+ * status that docs/design.md §3 gives and, for every refused call and every read, that the
  * store and the blob folder hold exactly what they held before.
  */
 

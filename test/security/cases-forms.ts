@@ -2,7 +2,7 @@ import { formInput } from "../helpers.ts";
 import { anyRole, editor, form, manager, resultIds, settings, webhook } from "./case-paths.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
-/** Forms, form users and webhooks, with who may use them (design.md §3). */
+/** Forms, form users and webhooks, with who may use them (docs/design.md §3). */
 export const formCases: RouteCase[] = [
   // Forms: F1–F5 and the create and whole-update extensions.
   {

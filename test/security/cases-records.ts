@@ -2,7 +2,7 @@ import { datalist, form, reporter, resultIds } from "./case-paths.ts";
 import { submissionInput } from "./matrix-fixture.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
-/** Datalists, submissions and attachments, with who may use them (design.md §3). */
+/** Datalists, submissions and attachments, with who may use them (docs/design.md §3). */
 export const recordCases: RouteCase[] = [
   // Datalists: D1–D7.
   {

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { formInput, setup } from "../helpers.ts";
 
 /**
- * A form draws options only from its owner's datalists (design.md §3). F1 copies the
+ * A form draws options only from its owner's datalists (docs/design.md §3). F1 copies the
  * definition, datalist ids included, into a form the cloner owns: that clone must not become
  * a window onto the original owner's datalist, neither through F5 nor as an S2 oracle.
  */

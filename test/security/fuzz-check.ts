@@ -1,6 +1,6 @@
 /**
  * What every fuzzed answer must be: never a 5xx, every 4xx the failure envelope of
- * design.md §8 with a known code matching its status, and no stack trace or file path in
+ * docs/design.md §8 with a known code matching its status, and no stack trace or file path in
  * any answer.
  */
 import { errorStatus } from "../../src/kernel/errors.ts";

@@ -1,7 +1,7 @@
 /**
- * The seeded fuzz (issue 13): at least 10,000 requests over every route of the OpenAPI
- * document, in process through `service.fetch`, most on the memory store and a share on
- * lowdb. Prints its seed; `FUZZ_SEED=<seed>` replays a run. See fuzz-check.ts for the rules.
+ * The seeded fuzz: at least 10,000 requests over every route of the OpenAPI document, in
+ * process through `service.fetch`, most on the memory store and a share on lowdb. Prints
+ * its seed; `FUZZ_SEED=<seed>` replays a run. See fuzz-check.ts for the rules.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -1,7 +1,7 @@
 import { SignJWT } from "jose";
 
 /**
- * Customer login tokens the service must refuse (design.md §2), made from a genuine one so
+ * Customer login tokens the service must refuse (docs/design.md §2), made from a genuine one so
  * that only the part under test differs.
  */
 

@@ -1,9 +1,9 @@
 import { type Role, roleNames } from "../../src/domain/forms/roles.ts";
 
 /**
- * Every kind of caller the authorization matrix tries on every route (issue 13). Tenants
- * (design.md §3): "local" accounts form one, each partner's customers another; the form's
- * owner is a local account or a customer of partner P, and Q is another partner.
+ * Every kind of caller the authorization matrix tries on every route. Tenants
+ * (docs/design.md §3): "local" accounts form one, each partner's customers another; the
+ * form's owner is a local account or a customer of partner P, and Q is another partner.
  */
 export const callerKinds = [
   "owner",
@@ -57,7 +57,7 @@ export type OwnerKind = "local" | "customer" | "freeTrial";
 /** Every owner kind the matrix runs for. */
 export const ownerKinds: readonly OwnerKind[] = ["local", "customer", "freeTrial"];
 
-/** What a caller's credentials amount to, as the rules of design.md §2 and §3 read them. */
+/** What a caller's credentials amount to, as the rules of docs/design.md §2 and §3 read them. */
 export interface CallerFacts {
   /** `signedIn`: an account or a customer; `invalid`: credentials to refuse with 401. */
   identity: "signedIn" | "none" | "invalid" | "partnerP" | "partnerQ" | "admin";

@@ -5,7 +5,7 @@ import { type CallerKind, factsOf, type OwnerKind } from "./matrix-callers.ts";
 export type FormState = "enabled" | "disabled" | "requiresLogin";
 
 /**
- * Who may use a route, in the words of design.md §2 and §3:
+ * Who may use a route, in the words of docs/design.md §2 and §3:
  * - `form`: the owner or a holder of `role` on the form; no role at all, 404; another role, 403;
  * - `public` (F5, S2, S3, the hosted page): anyone while the form is enabled and does not
  *   require login; otherwise the owner and the holders of a submission role;
@@ -31,7 +31,7 @@ const submissionRoles: readonly Role[] = ["has_form_submission", "has_offline_fo
 
 /**
  * The status a caller gets from a route. Credentials that are wrong, expired, forged,
- * unsigned or for another partner are a 401 wherever they are sent (design.md §2, §8). The
+ * unsigned or for another partner are a 401 wherever they are sent (docs/design.md §2, §8). The
  * forms of a customer on a free trial are the owner's alone: 404 for everyone else (§3).
  */
 export function expectedStatus(access: Access, caller: CallerKind, ownerKind: OwnerKind): number {

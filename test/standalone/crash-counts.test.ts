@@ -1,7 +1,7 @@
 /**
- * Issue 11 item 4 through the standalone server as a child process: kill -9 during
- * concurrent S2s and S7s, three times, then the form's counter must equal its stored
- * submissions, and a partner customer's monthly quota counter the submissions made.
+ * Crash-exact counts (docs/design.md §12) through the standalone server as a child process:
+ * kill -9 during concurrent S2s and S7s, three times, then the form's counter must equal its
+ * stored submissions, and a partner customer's monthly quota counter the submissions made.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";

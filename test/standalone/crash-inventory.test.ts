@@ -1,8 +1,9 @@
 /**
- * Issue 15 through the standalone server as a child process: kill -9 during concurrent S2s,
- * S6s and S7s on a form with limited options, three times, with the inventory settings
- * changed between two rounds. Then each inventory count must equal the number of stored
- * non-draft submissions that took it, and never pass its quantity.
+ * Crash-exact inventory (docs/design.md §11, §12) through the standalone server as a child
+ * process: kill -9 during concurrent S2s, S6s and S7s on a form with limited options, three
+ * times, with the inventory settings changed between two rounds. Then each inventory count
+ * must equal the number of stored non-draft submissions that took it, and never pass its
+ * quantity.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -1,9 +1,10 @@
 /**
- * Issue 11 item 4, the storage quota, through the standalone server as a child process:
- * concurrent S3 uploads, S2s that claim them and S7s on a partner customer's form with a
- * storage quota, kill -9 three times. Then the quota used must equal the bytes of the
- * attachment records (holds of uploads cut short included), the form's unclaimed bytes
- * those of the unclaimed ones, and no attachment may be claimed by a missing submission.
+ * Crash-exact counts (docs/design.md §12, §15), the storage quota, through the standalone
+ * server as a child process: concurrent S3 uploads, S2s that claim them and S7s on a
+ * partner customer's form with a storage quota, kill -9 three times. Then the quota used
+ * must equal the bytes of the attachment records (holds of uploads cut short included), the
+ * form's unclaimed bytes those of the unclaimed ones, and no attachment may be claimed by a
+ * missing submission.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";

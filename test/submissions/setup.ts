@@ -7,7 +7,7 @@ import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import type { FormServiceOptions } from "../../src/index.ts";
 import { conformingFetch, formInput, setup, type TestUser } from "../helpers.ts";
 
-/** Every field type of design.md §5, as one form. */
+/** Every field type of docs/design.md §5, as one form. */
 export const allFields = [
   { unique_system_name: "name_1", type: "text", label: "Name", required: true, max_length: 20 },
   { unique_system_name: "about_2", type: "textarea", label: "About" },

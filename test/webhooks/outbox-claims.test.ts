@@ -1,6 +1,6 @@
 /**
- * The worker claims an outbox entry on the etag its query answered (issue 14): one query,
- * one conditional replace, one batch per delivery, and no point read of the outbox.
+ * The worker claims an outbox entry on the etag its query answered (docs/design.md §14): one
+ * query, one conditional replace, one batch per delivery, and no point read of the outbox.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -133,7 +133,7 @@ export function partnerIdOf(userId: string): string | null {
 }
 
 /**
- * The paying rule (interface: States; design.md §3): the forms of a partner customer whose
+ * The paying rule (interface: States; docs/design.md §3): the forms of a partner customer whose
  * status is not `paying_customer` are for that customer alone. Local accounts' forms are
  * open to others as their roles and settings say.
  */

@@ -1,6 +1,6 @@
 /**
  * Who may call, and on whose behalf: local accounts and their API tokens, partner platforms
- * and the customers they register (design.md §2–3), the `Caller` every domain call is made by,
+ * and the customers they register (docs/design.md §2–3), the `Caller` every domain call is made by,
  * and secret hashing with constant-time comparison. Authentication (src/auth) finds a caller
  * here; the admin API and the partner routes create and list them.
  */

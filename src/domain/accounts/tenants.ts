@@ -1,5 +1,5 @@
 /**
- * Tenants (design.md §3): the service's local accounts form one, and each partner's
+ * Tenants (docs/design.md §3): the service's local accounts form one, and each partner's
  * customers form one per partner. A user id `<identity_provider>|<user_guid>` names its
  * tenant by its provider (`local`, `partner_<partner guid>`).
  */

@@ -48,7 +48,7 @@ export async function getDatalist(ctx: Context, caller: Caller, datalistId: stri
 
 /**
  * Whether `datalistId` names a datalist of `ownerId`. A form draws options only from its
- * owner's datalists (design.md §3), whatever its stored definition names: a clone (F1) keeps
+ * owner's datalists (docs/design.md §3), whatever its stored definition names: a clone (F1) keeps
  * the datalist ids of the form it copied, which belong to that form's owner.
  */
 export async function ownsDatalist(ctx: Context, ownerId: string, datalistId: string) {

@@ -17,7 +17,7 @@ type DatalistValues = (datalistId: string) => Promise<string[]>;
  * F5: what a page needs to render the form: its definition, with the options of
  * datalist-backed and dynamic fields filled in from their datalist; the sections that drive
  * rendering, with each cascading rule's datalists replaced by their values; and each limited
- * option with what is `remaining` of it (design.md §11). A form posted to before comes from
+ * option with what is `remaining` of it (docs/design.md §11). A form posted to before comes from
  * this instance's snapshot of it when the version in its counter record says it is current
  * (form-snapshots.ts), like S2, and so do the datalists its owner is known to hold; the
  * datalists' entries are read each time.

@@ -208,7 +208,7 @@ async function afterUpdate(
   webhooks: readonly unknown[],
   actions: PlannedActions | undefined,
 ) {
-  // A draft that becomes a submission is announced as a new one (design.md §7).
+  // A draft that becomes a submission is announced as a new one (docs/design.md §7).
   if (webhooks.length > 0) ctx.nudgeWebhooks();
   // S6 answers no flags: a failed first attempt is only retried from the outbox.
   await actions?.attempt?.();

@@ -32,7 +32,7 @@ const choices = {
   datalist_id: v.optional(guid),
 };
 
-/** The schema of one field of a form definition (design.md §5). */
+/** The schema of one field of a form definition (docs/design.md §5). */
 export const fieldSchema = v.variant("type", [
   v.looseObject({
     ...common,
@@ -120,7 +120,7 @@ export function fileFieldNames(definition: FormDefinition): ReadonlySet<string> 
 }
 
 /**
- * Checks what a schema cannot: the bounds of design.md §8, system names unique in the form, choice fields with either
+ * Checks what a schema cannot: the bounds of docs/design.md §8, system names unique in the form, choice fields with either
  * options or a datalist, and datalists that exist and belong to the form's owner.
  * @throws {ValidationError} naming each field at fault.
  */

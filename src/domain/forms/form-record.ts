@@ -50,7 +50,7 @@ export function formSummary(form: FormRecord, withDescription = true) {
 
 /**
  * A stored form as the service may use it: a settings section or a definition nested past
- * the bounds of design.md §8 (kept before those bounds were enforced) is left out, so that
+ * the bounds of docs/design.md §8 (kept before those bounds were enforced) is left out, so that
  * nothing stored can make a later read fail. `form` itself is never changed.
  */
 export function withinBounds(form: FormRecord): FormRecord {

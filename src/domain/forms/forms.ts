@@ -15,7 +15,7 @@ import { formIdsOf } from "./memberships.ts";
 /** The version of the form definition format this service writes. */
 export const formSystemVersion = 1;
 
-/** What creating or replacing a form takes (the form extension body of design.md §4). */
+/** What creating or replacing a form takes (the form extension body of docs/design.md §4). */
 export interface FormInput {
   form_configuration: {
     settings: Pick<FormSettings, "form_name" | "form_description" | "form_type">;

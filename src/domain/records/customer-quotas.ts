@@ -1,7 +1,7 @@
 /**
  * The quotas a partner sets for each of its customers (interface: Limits). Each is named as
  * in the customer record's `quota_custom_<name>` field; the request bodies of P4 and P5 set
- * it as `<name>_quota` (design.md §4).
+ * it as `<name>_quota` (docs/design.md §4).
  */
 export const quotaNames = [
   "monthly_form_submissions",

@@ -95,7 +95,7 @@ export function attachmentIdsOf(value: string): string[] {
   return value === "" ? [] : value.split("|");
 }
 
-/** What S2 and S6 take (design.md §4). */
+/** What S2 and S6 take (docs/design.md §4). */
 export interface SubmissionInput {
   form_fields: SubmittedField[];
   is_draft_submission?: boolean;

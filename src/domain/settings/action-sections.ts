@@ -1,5 +1,5 @@
 /**
- * The schemas F2 checks the form's two actions against (design.md §11):
+ * The schemas F2 checks the form's two actions against (docs/design.md §11):
  * `confirmationemailsettings` and `destinationsettings`. What they name in the form (the
  * recipient field) is checked against the definition in rule-sections.ts.
  */

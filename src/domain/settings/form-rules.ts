@@ -1,5 +1,5 @@
 /**
- * The form engine's rules (design.md §11), compiled once per form version and applied to a
+ * The form engine's rules (docs/design.md §11), compiled once per form version and applied to a
  * submission in one pass: calculations in their order, then the conditions over the values
  * with the results in place. Sections are read leniently: one that no longer parses, or a
  * rule naming a field since removed from the definition, is left out, never an error.

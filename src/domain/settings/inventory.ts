@@ -1,5 +1,5 @@
 /**
- * Limited options (`quantitylimitsettings.inventory`, design.md §11). What each option has
+ * Limited options (`quantitylimitsettings.inventory`, docs/design.md §11). What each option has
  * given out is a count in the form's counter record, `inventory:<field>:<option>`, beside
  * `submissions`: S2 takes both in the one conditional write that takes its slot, so the
  * inventory is exact under concurrent posts and after a crash exactly as the submission

@@ -1,5 +1,5 @@
 /**
- * JsonLogic expressions of the settings sections (design.md §11), run by `json-logic-engine`.
+ * JsonLogic expressions of the settings sections (docs/design.md §11), run by `json-logic-engine`.
  *
  * Why `json-logic-engine` rather than `json-logic-js`: it is maintained (json-logic-js has had
  * no release since 2020), it is a proper ESM/CJS package that bundles for the browser without

@@ -1,5 +1,5 @@
 /**
- * The schemas of the settings sections that drive the form engine (design.md §11), and the
+ * The schemas of the settings sections that drive the form engine (docs/design.md §11), and the
  * checks a schema cannot make: that the fields, options and datalists they name exist in
  * the form, and that calculations never read themselves or a later calculation.
  */

@@ -13,7 +13,7 @@ const numberPattern = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const emailSchema = v.pipe(v.string(), v.email());
 
 /**
- * Checks submitted values against the form (design.md §5 and §11), in one evaluation of its
+ * Checks submitted values against the form (docs/design.md §5 and §11), in one evaluation of its
  * rules: every name is a field of the form and given once; calculated fields take the
  * server's result whatever was sent; fields hidden by a condition are dropped; required
  * fields (their own flag, or a `require` rule that holds) have a value unless `draft`; and

@@ -8,7 +8,7 @@ import { parseSection } from "../settings/parsed-sections.ts";
 
 const address = v.pipe(v.string(), v.trim(), v.email());
 
-/** `form_configuration.confirmationemailsettings` (design.md §11), as read when sending. */
+/** `form_configuration.confirmationemailsettings` (docs/design.md §11), as read when sending. */
 const settingsSchema = v.looseObject({
   enabled: v.optional(v.boolean(), false),
   recipient_field: v.optional(v.string(), ""),

@@ -60,7 +60,7 @@ interface PlannedAction {
 const holdMarginMs = 60_000;
 
 /**
- * After a submission: the form's confirmation e-mail and destination post (design.md §11),
+ * After a submission: the form's confirmation e-mail and destination post (docs/design.md §11),
  * each when the form calls for it and the submission is not a draft.
  *
  * Each is queued by `ops`, written in the submission's own batch, so an acknowledged

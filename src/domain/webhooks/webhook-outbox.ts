@@ -12,7 +12,7 @@ export { outboxPartitionOf } from "./outbox-partitions.ts";
 
 /**
  * What an outbox entry delivers: a message to a webhook, or one of the form's own actions
- * after a submission, its confirmation e-mail or its destination post (design.md §11).
+ * after a submission, its confirmation e-mail or its destination post (docs/design.md §11).
  */
 export type DeliveryKind = "webhook" | "email" | "destination";
 

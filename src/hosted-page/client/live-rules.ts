@@ -1,5 +1,5 @@
 /**
- * The form engine's rules applied live in the hosted page (design.md §11), with the same
+ * The form engine's rules applied live in the hosted page (docs/design.md §11), with the same
  * JsonLogic library as the server: fields shown and hidden, calculated fields filled in,
  * cascading lists narrowed to the chosen value's options, sold-out options disabled. The
  * server applies them again on submit and stays the authority. Runs in the browser only.

@@ -18,7 +18,7 @@ const expectedExports: Record<string, string[]> = {
   "./testing/node": ["runStoreConformance", "runBlobStoreConformance", "runWithNodeTest"],
   "./ports": ["StoreConflictError", "StoreUnavailableError", "DownloadRefusedError"],
   "./ports/kit": ["isNotFound", "evaluateQuery", "queryAll", "downloadHeaders", "updateRecord"],
-  "./adapters/memory": ["createMemoryStore"],
+  "./adapters/memory": ["createMemoryStore", "createMemoryBlobStore"],
   "./adapters/lowdb": ["createLowdbStore"],
   "./adapters/fs": ["createFsBlobStore"],
   "./adapters/cosmos": ["createCosmosStore"],

@@ -38,13 +38,9 @@ export {
   nodemailerMessage,
   type SmtpMailerOptions,
 } from "./mail/smtp-mailer.ts";
-export {
-  type ConnectionInfo,
-  createFormService,
-  defaultLimits,
-  type FormService,
-  type FormServiceOptions,
-} from "./service.ts";
+export type { ConnectionInfo } from "./request-server.ts";
+export { createFormService, type FormService } from "./service.ts";
+export { defaultLimits, type FormServiceOptions } from "./service-options.ts";
 export {
   createHttpWebhookSender,
   type HttpWebhookSenderOptions,

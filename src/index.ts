@@ -2,11 +2,11 @@
  * Formwork, for embedders: the whole HTTP interface of a hosted form service, served by a
  * framework-agnostic `fetch` handler over pluggable storage ports.
  *
- * Three entry points, one per audience: `formwork` (this one) creates and configures the
- * service; `formwork/ports` is the adapter kit, with the port interfaces that the options
- * below name (`Store`, `BlobStore`, `Logger`, `Mailer`, `WebhookSender`); `formwork/testing`
- * holds the conformance suites adapters run. The built-in adapters are
- * `formwork/adapters/<name>`.
+ * Entry points, one per audience: `formwork` (this one) creates and configures the service;
+ * `formwork/ports` holds the contracts, the port interfaces that the options below name
+ * (`Store`, `BlobStore`, `Logger`, `Mailer`, `WebhookSender`) and their errors;
+ * `formwork/ports/kit` the helpers adapters share; `formwork/testing` the conformance suites
+ * adapters run. The built-in adapters are `formwork/adapters/<name>`.
  */
 export type {
   AccountSummary,
@@ -38,13 +38,9 @@ export {
   nodemailerMessage,
   type SmtpMailerOptions,
 } from "./mail/smtp-mailer.ts";
-export {
-  type ConnectionInfo,
-  createFormService,
-  defaultLimits,
-  type FormService,
-  type FormServiceOptions,
-} from "./service.ts";
+export type { ConnectionInfo } from "./request-server.ts";
+export { createFormService, type FormService } from "./service.ts";
+export { defaultLimits, type FormServiceOptions } from "./service-options.ts";
 export {
   createHttpWebhookSender,
   type HttpWebhookSenderOptions,

@@ -1,10 +1,10 @@
 /**
- * `copyRecord` (src/ports/store.ts), the copy the memory and lowdb stores hand to readers
+ * `copyRecord` (src/ports/record-copy.ts), the copy the memory and lowdb stores hand to readers
  * in place of `structuredClone`: as deep and as faithful for JSON records.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { copyRecord } from "../src/ports/store.ts";
+import { copyRecord } from "../src/ports/record-copy.ts";
 
 describe("copyRecord", () => {
   it("copies every level, so that changing the copy leaves the record as it was", () => {

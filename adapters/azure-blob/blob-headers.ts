@@ -5,7 +5,7 @@
  */
 import type { BlobHTTPHeaders, Metadata } from "@azure/storage-blob";
 import type { BlobInfo } from "formwork/ports";
-import { downloadHeaders } from "formwork/ports";
+import { downloadHeaders } from "formwork/ports/kit";
 
 /** What `put` sends beside the bytes. */
 export interface BlobHeaders {

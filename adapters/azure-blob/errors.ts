@@ -1,6 +1,7 @@
 /** What the Azure Storage SDK's failures mean for the BlobStore port. */
 
-import { httpStatusOf, isNetworkFailure, isNotFound, StoreUnavailableError } from "formwork/ports";
+import { StoreUnavailableError } from "formwork/ports";
+import { httpStatusOf, isNetworkFailure, isNotFound } from "formwork/ports/kit";
 
 /** An error of this adapter, naming it so that logs point at the right place. */
 export function azureBlobError(message: string, cause?: unknown): Error {

@@ -24,14 +24,13 @@ import type {
 } from "@azure/cosmos";
 import {
   type BatchOp,
-  batchOpId,
   type PatchOp,
-  patchApplies,
   type Store,
   StoreConflictError,
   type Stored,
   type StoreRecord,
 } from "formwork/ports";
+import { batchOpId, patchApplies } from "formwork/ports/kit";
 import {
   collectionField,
   type Item,

@@ -1,12 +1,7 @@
 /** What the Cosmos DB SDK's failures mean for the Store port. */
 
-import {
-  httpStatusOf,
-  isNetworkFailure,
-  isNotFound,
-  StoreConflictError,
-  StoreUnavailableError,
-} from "formwork/ports";
+import { StoreConflictError, StoreUnavailableError } from "formwork/ports";
+import { httpStatusOf, isNetworkFailure, isNotFound } from "formwork/ports/kit";
 
 /** An error of this adapter, naming it so that logs point at the right place. */
 export function cosmosError(message: string, cause?: unknown): Error {

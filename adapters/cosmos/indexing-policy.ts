@@ -1,6 +1,6 @@
 /** The indexing policy the Cosmos DB store needs, and the fields the service orders by. */
 import type { IndexingPolicy } from "@azure/cosmos";
-import { orderFieldsOf, serviceQueries } from "formwork/ports";
+import { orderFieldsOf, serviceQueries } from "formwork/ports/kit";
 
 /**
  * The fields the service's own queries order by, taken from `serviceQueries` of the kit

@@ -14,13 +14,8 @@
 import { randomUUID } from "node:crypto";
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
 import type { Container, JSONObject, OperationInput, OperationResponse } from "@azure/cosmos";
-import {
-  type BatchOp,
-  batchOpId,
-  StoreConflictError,
-  type Stored,
-  type StoreRecord,
-} from "formwork/ports";
+import { type BatchOp, StoreConflictError, type Stored, type StoreRecord } from "formwork/ports";
+import { batchOpId } from "formwork/ports/kit";
 import {
   collectionField,
   type Item,

@@ -1,7 +1,6 @@
 import type { Container, ItemResponse, RequestOptions } from "@azure/cosmos";
 import {
   type BatchOp,
-  checkBatch,
   type Page,
   type PatchOp,
   type Query,
@@ -12,6 +11,7 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "formwork/ports";
+import { checkBatch } from "formwork/ports/kit";
 import { patchConditionOf, patchOperationsOf, writeBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";

@@ -6,7 +6,8 @@
  * a patch that increments each count by the write's difference, negated.
  */
 import type { JSONObject, OperationInput, PatchOperation } from "@azure/cosmos";
-import { type BatchOp, batchOpRecord, type StoreRecord } from "formwork/ports";
+import type { BatchOp, StoreRecord } from "formwork/ports";
+import { batchOpRecord } from "formwork/ports/kit";
 import { type Item, itemOf, placeOf, recordOf } from "./documents.ts";
 
 /**

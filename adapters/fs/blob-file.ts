@@ -7,7 +7,7 @@ import { createWriteStream } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import type { BlobInfo } from "formwork/ports";
-import { isNotFound } from "formwork/ports";
+import { isNotFound } from "formwork/ports/kit";
 import { fsBlobError } from "./errors.ts";
 
 const maxHeaderBytes = 64 * 1024;

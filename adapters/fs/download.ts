@@ -4,7 +4,8 @@
  * thrown as `DownloadRefusedError`s, which the service answers with its failure envelope.
  */
 
-import { DownloadRefusedError, downloadHeaders } from "formwork/ports";
+import { DownloadRefusedError } from "formwork/ports";
+import { downloadHeaders } from "formwork/ports/kit";
 import type { OpenBlob } from "./blob-file.ts";
 import { isName } from "./names.ts";
 import { checkQuery } from "./signed-query.ts";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { chmod, mkdir, rename, rm, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { BlobInfo, BlobStore } from "formwork/ports";
-import { isNotFound } from "formwork/ports";
+import { isNotFound } from "formwork/ports/kit";
 import { openBlobFile, writeBlobFile } from "./blob-file.ts";
 import { type Downloads, serveDownload } from "./download.ts";
 import { fsBlobError } from "./errors.ts";

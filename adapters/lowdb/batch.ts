@@ -1,12 +1,5 @@
-import {
-  type BatchOp,
-  batchOpId,
-  batchOpRecord,
-  checkBatch,
-  checkBatchOp,
-  type Stored,
-  type StoreRecord,
-} from "formwork/ports";
+import type { BatchOp, Stored, StoreRecord } from "formwork/ports";
+import { batchOpId, batchOpRecord, checkBatch, checkBatchOp } from "formwork/ports/kit";
 import type { Journal } from "./journal.ts";
 import type { RecordChange } from "./journal-entries.ts";
 import type { Partition } from "./partition.ts";

@@ -1,5 +1,5 @@
 import { mkdir, rename, rm, unlink } from "node:fs/promises";
-import { isNotFound } from "formwork/ports";
+import { isNotFound } from "formwork/ports/kit";
 import { lowdbError } from "./errors.ts";
 import { tombstoneFor } from "./file-names.ts";
 

@@ -1,6 +1,6 @@
 import { open, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isNotFound } from "formwork/ports";
+import { isNotFound } from "formwork/ports/kit";
 import { lowdbError } from "./errors.ts";
 import { decodeEntries, type JournalEntry } from "./journal-entries.ts";
 

@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isNotFound } from "formwork/ports";
+import { isNotFound } from "formwork/ports/kit";
 import { lock } from "proper-lockfile";
 import { lowdbError } from "./errors.ts";
 import { removeFile } from "./folders.ts";

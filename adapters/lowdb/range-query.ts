@@ -1,12 +1,5 @@
-import {
-  compareValues,
-  decodeCursor,
-  evaluateQuery,
-  type Page,
-  type Query,
-  type Stored,
-  type StoreRecord,
-} from "formwork/ports";
+import type { Page, Query, Stored, StoreRecord } from "formwork/ports";
+import { compareValues, decodeCursor, evaluateQuery } from "formwork/ports/kit";
 import type { Manifest } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
 import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";

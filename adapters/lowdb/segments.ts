@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Scalar, Stored, StoreRecord } from "formwork/ports";
-import { compareValues, etagSource } from "formwork/ports";
+import { compareValues, etagSource } from "formwork/ports/kit";
 import { TextFile } from "lowdb/node";
 import { lowdbError } from "./errors.ts";
 import {

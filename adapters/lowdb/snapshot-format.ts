@@ -1,5 +1,5 @@
 import type { Scalar, StoreRecord } from "formwork/ports";
-import { compareValues } from "formwork/ports";
+import { compareValues } from "formwork/ports/kit";
 import { lowdbError } from "./errors.ts";
 
 /** One record and its etag, as kept in a segment file. */

@@ -1,6 +1,5 @@
 import {
   type BatchOp,
-  copyRecord,
   type Page,
   type Query,
   type Store,
@@ -9,6 +8,7 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "formwork/ports";
+import { copyRecord } from "formwork/ports/kit";
 import { runBatch } from "./batch.ts";
 import { Compactor } from "./compactor.ts";
 import { lowdbError } from "./errors.ts";

@@ -1,12 +1,5 @@
 import {
   type BatchOp,
-  batchOpId,
-  batchOpRecord,
-  checkBatch,
-  checkBatchOp,
-  copyRecord,
-  etagSource,
-  evaluateQuery,
   type Page,
   type Query,
   type Store,
@@ -15,6 +8,15 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "formwork/ports";
+import {
+  batchOpId,
+  batchOpRecord,
+  checkBatch,
+  checkBatchOp,
+  copyRecord,
+  etagSource,
+  evaluateQuery,
+} from "formwork/ports/kit";
 
 interface Entry {
   record: StoreRecord;

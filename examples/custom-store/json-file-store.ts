@@ -7,11 +7,6 @@
 import { randomUUID } from "node:crypto";
 import {
   type BatchOp,
-  batchOpId,
-  batchOpRecord,
-  checkBatch,
-  checkBatchOp,
-  evaluateQuery,
   type Query,
   type Store,
   StoreConflictError,
@@ -19,6 +14,13 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "formwork/ports";
+import {
+  batchOpId,
+  batchOpRecord,
+  checkBatch,
+  checkBatchOp,
+  evaluateQuery,
+} from "formwork/ports/kit";
 import { type Data, type Entry, partitionKey, readData, writeData } from "./json-file.ts";
 import { Mutex } from "./mutex.ts";
 

@@ -82,11 +82,12 @@ export interface Store {
    * `"1"`, a missing field equals nothing). `gt`, `gte`, `lt`, `lte` hold only when the field
    * has the value's type: a record whose field is missing or of another type matches none
    * of them (so `n > 1` and `n <= 1` may both miss it). `contains` holds only when the field
-   * is an array holding an element of the same type and value. `evaluateQuery` is the
-   * reference; Cosmos DB SQL answers the same for these comparisons.
+   * is an array holding an element of the same type and value. `evaluateQuery` (the kit,
+   * `formwork/ports/kit`) is the reference; Cosmos DB SQL answers the same for these
+   * comparisons.
    *
-   * Only the query shapes in `serviceQueries` are issued by the service: an adapter that
-   * needs indexes or plans per field can prepare exactly those.
+   * Only the query shapes in the kit's `serviceQueries` are issued by the service: an adapter
+   * that needs indexes or plans per field can prepare exactly those.
    */
   query<T extends StoreRecord>(
     collection: string,
@@ -150,17 +151,6 @@ export interface Stored<T> {
   etag: string;
 }
 
-/**
- * A source of etags for a store that makes its own: each call answers a new one. Etags need
- * only differ between the versions of one record, across restarts too: a count after a
- * prefix of 48 random bits drawn here is cheaper than a UUID per write (hot path).
- */
-export function etagSource(): () => string {
-  const prefix = `${crypto.randomUUID().slice(24)}-`;
-  let count = 0;
-  return () => prefix + (++count).toString(36);
-}
-
 /** Options of conditional writes. */
 export interface WriteOptions {
   /** Write only if the stored record still has this etag. */
@@ -202,7 +192,7 @@ export type BatchOp =
  * while the record's field `token.field` holds the string `token.value`, and it removes that
  * field, so the same token never lands twice. Otherwise it fails like a replace with a stale
  * `ifMatch` (`"etag"`), also when the record is missing. The stored record becomes
- * {@link batchOpRecord} of it.
+ * `batchOpRecord` of it (store-batch.ts).
  *
  * Fields are plain names (`[A-Za-z_][A-Za-z0-9_]*`, not `id`), `set` names at most 9 and not
  * the token's field, and the token is lowercase letters, digits and hyphens, so that every store
@@ -218,136 +208,6 @@ export interface PatchOp {
   set: Readonly<Record<string, unknown>>;
   token: { field: string; value: string };
   previous?: StoreRecord;
-}
-
-/** The id of the record a batch op writes. */
-export function batchOpId(op: BatchOp): string {
-  return op.op === "delete" || op.op === "patch" ? op.id : op.record.id;
-}
-
-/** Whether `record` holds the token of the patch `op`. */
-export function patchApplies(op: PatchOp, record: StoreRecord): boolean {
-  return (record as unknown as Record<string, unknown>)[op.token.field] === op.token.value;
-}
-
-/** `record` as the patch `op` leaves it (a new object): `set` applied, the token removed. */
-function patchedRecord(op: PatchOp, record: StoreRecord): StoreRecord {
-  const next: Record<string, unknown> = { ...record, ...op.set };
-  delete next[op.token.field];
-  return next as unknown as StoreRecord;
-}
-
-/**
- * Checks a batch op against the record it writes as stored now (`current`, `undefined` when
- * there is none), as a store's batch does before it writes anything: a create needs its id
- * free; a replace, delete or patch needs the record, with the etag of its `ifMatch` when it
- * names one, or the patch's token.
- * @throws {StoreConflictError} `"exists"` or `"etag"`
- */
-export function checkBatchOp(op: BatchOp, current: Stored<StoreRecord> | undefined): void {
-  if (op.op === "create") {
-    if (current) throw new StoreConflictError("exists");
-    return;
-  }
-  if (!current) throw new StoreConflictError("etag", "record is missing");
-  const holds =
-    op.op === "patch"
-      ? patchApplies(op, current.record)
-      : op.ifMatch === undefined || op.ifMatch === current.etag;
-  if (!holds) throw new StoreConflictError("etag");
-}
-
-/**
- * The record a create, replace or patch op writes, over `current`, the one stored (as
- * {@link checkBatchOp} passed it): the op's own, or the stored one as a patch leaves it.
- */
-export function batchOpRecord(
-  op: Exclude<BatchOp, { op: "delete" }>,
-  current: Stored<StoreRecord> | undefined,
-): StoreRecord {
-  return op.op === "patch" ? patchedRecord(op, (current as Stored<StoreRecord>).record) : op.record;
-}
-
-const patchField = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const patchToken = /^[0-9a-z-]+$/;
-
-/** @throws {TypeError} when a field or the token of `op` is not one a patch takes. */
-function checkPatch(op: PatchOp): void {
-  const { field, value } = op.token;
-  const fields = [field, ...Object.keys(op.set)];
-  if (fields.some((name) => name === "id" || !patchField.test(name)) || field in op.set) {
-    throw new TypeError("a patch sets plain top-level fields other than id and its token's");
-  }
-  // Cosmos DB takes 10 operations in one patch: the sets and the token's removal.
-  if (fields.length > 10) throw new TypeError("a patch sets at most 9 fields");
-  if (!patchToken.test(value)) {
-    throw new TypeError("a patch's token is lowercase letters, digits and hyphens");
-  }
-}
-
-/**
- * Checks the shape a batch must have: at most one op per record.
- * @throws {TypeError} when two ops write the same record
- */
-export function checkBatch(ops: readonly BatchOp[]): void {
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i] as BatchOp;
-    if (op.op === "patch") checkPatch(op);
-  }
-  // The batches of the request path hold a few ops: comparing pairs beats building keys.
-  if (ops.length <= 16) {
-    for (let i = 1; i < ops.length; i++) {
-      for (let j = 0; j < i; j++) {
-        if (sameRecord(ops[i] as BatchOp, ops[j] as BatchOp)) {
-          throw new TypeError("a batch writes each record at most once");
-        }
-      }
-    }
-    return;
-  }
-  const seen = new Set<string>();
-  for (const op of ops) {
-    const key = JSON.stringify([op.collection, op.partition, batchOpId(op)]);
-    if (seen.has(key)) throw new TypeError("a batch writes each record at most once");
-    seen.add(key);
-  }
-}
-
-function sameRecord(a: BatchOp, b: BatchOp): boolean {
-  return (
-    a.collection === b.collection && a.partition === b.partition && batchOpId(a) === batchOpId(b)
-  );
-}
-
-/**
- * A deep copy of a record for a caller of `get` or `query`, which may change it (see the
- * ownership rule above). Records are JSON data, so plain objects and arrays are copied by
- * hand: for the small records of the request path that costs a fraction of a
- * `structuredClone` (hot path). Anything else a record might hold goes to `structuredClone`.
- */
-export function copyRecord<T>(value: T): T {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    const copy: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) copy[i] = copyRecord(value[i]);
-    return copy as T;
-  }
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const field = copyRecord((value as Record<string, unknown>)[key]);
-    // A key "__proto__" (JSON.parse makes it an own field) must stay a field.
-    if (key === "__proto__") {
-      Object.defineProperty(copy, key, {
-        value: field,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else copy[key] = field;
-  }
-  return copy as T;
 }
 
 /** A scalar a condition compares with. Strings compare by code unit, numbers numerically. */

@@ -14,7 +14,8 @@ export interface Layer {
 
 export const layers: Layer[] = [
   { name: "kernel", files: ["src/kernel/*"], mayImport: [] },
-  { name: "kit", files: ["src/ports/index.ts"], mayImport: ["ports"] },
+  { name: "contracts", files: ["src/ports/index.ts"], mayImport: ["ports"] },
+  { name: "kit", files: ["src/ports/kit.ts"], mayImport: ["ports"] },
   { name: "ports", files: ["src/ports/*"], mayImport: [] },
   {
     name: "domain-api",
@@ -51,7 +52,7 @@ export const layers: Layer[] = [
   },
   {
     name: "service",
-    files: ["src/service.ts", "src/index.ts"],
+    files: ["src/service.ts", "src/service-options.ts", "src/request-server.ts", "src/index.ts"],
     mayImport: [
       "routes",
       "admin",
@@ -61,14 +62,15 @@ export const layers: Layer[] = [
       "mail",
       "domain-api",
       "kernel",
+      "contracts",
       "kit",
       "ports",
     ],
   },
-  { name: "testing", files: ["src/testing/*"], mayImport: ["kit"] },
-  { name: "adapter memory", files: ["adapters/memory/*"], mayImport: ["kit"] },
-  { name: "adapter lowdb", files: ["adapters/lowdb/*"], mayImport: ["kit"] },
-  { name: "adapter fs", files: ["adapters/fs/*"], mayImport: ["kit"] },
-  { name: "adapter cosmos", files: ["adapters/cosmos/*"], mayImport: ["kit"] },
-  { name: "adapter azure-blob", files: ["adapters/azure-blob/*"], mayImport: ["kit"] },
+  { name: "testing", files: ["src/testing/*"], mayImport: ["contracts", "kit"] },
+  { name: "adapter memory", files: ["adapters/memory/*"], mayImport: ["contracts", "kit"] },
+  { name: "adapter lowdb", files: ["adapters/lowdb/*"], mayImport: ["contracts", "kit"] },
+  { name: "adapter fs", files: ["adapters/fs/*"], mayImport: ["contracts", "kit"] },
+  { name: "adapter cosmos", files: ["adapters/cosmos/*"], mayImport: ["contracts", "kit"] },
+  { name: "adapter azure-blob", files: ["adapters/azure-blob/*"], mayImport: ["contracts", "kit"] },
 ];

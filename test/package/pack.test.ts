@@ -16,17 +16,9 @@ const expectedExports: Record<string, string[]> = {
   ".": ["createFormService", "createHttpWebhookSender", "defaultLimits", "ServiceError"],
   "./testing": ["storeConformanceCases", "blobStoreConformanceCases"],
   "./testing/node": ["runStoreConformance", "runBlobStoreConformance", "runWithNodeTest"],
-  "./ports": [
-    "StoreConflictError",
-    "StoreUnavailableError",
-    "DownloadRefusedError",
-    "isNotFound",
-    "evaluateQuery",
-    "queryAll",
-    "downloadHeaders",
-    "updateRecord",
-  ],
-  "./adapters/memory": ["createMemoryStore"],
+  "./ports": ["StoreConflictError", "StoreUnavailableError", "DownloadRefusedError"],
+  "./ports/kit": ["isNotFound", "evaluateQuery", "queryAll", "downloadHeaders", "updateRecord"],
+  "./adapters/memory": ["createMemoryStore", "createMemoryBlobStore"],
   "./adapters/lowdb": ["createLowdbStore"],
   "./adapters/fs": ["createFsBlobStore"],
   "./adapters/cosmos": ["createCosmosStore"],
@@ -155,7 +147,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.equal(stdout.trim(), "200 3.1.1");
   });
 
-  it("answers 503 for the kit's StoreUnavailableError from a third-party adapter", async () => {
+  it("answers 503 for the contracts' StoreUnavailableError from a third-party adapter", async () => {
     // The adapter takes the error from `formwork/ports`, as a third party would; the service
     // must know it for the same class, not a copy of it.
     const script = `

@@ -3,12 +3,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { RestError } from "@azure/storage-blob";
-import {
-  httpStatusOf,
-  isNetworkFailure,
-  isNotFound,
-  StoreUnavailableError,
-} from "../../src/ports/index.ts";
+import { StoreUnavailableError } from "../../src/ports/index.ts";
+import { httpStatusOf, isNetworkFailure, isNotFound } from "../../src/ports/kit.ts";
 
 /** The error a real file-system call fails with for a path that does not exist. */
 async function missingFile(): Promise<unknown> {

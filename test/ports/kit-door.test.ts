@@ -1,7 +1,8 @@
 /**
- * The built-in adapters reach Formwork only through the kit, `formwork/ports`, exactly as a
- * third party would: besides it, their own files, Node's modules and the packages the
- * library lists (their SDKs). Nothing of `src/` by path, no other `formwork/…` subpath.
+ * The built-in adapters reach Formwork only through the contracts, `formwork/ports`, and the
+ * kit, `formwork/ports/kit`, exactly as a third party would: besides them, their own files,
+ * Node's modules and the packages the library lists (their SDKs). Nothing of `src/` by path,
+ * no other `formwork/…` subpath.
  */
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
@@ -15,6 +16,9 @@ const packages = new Set([
   ...Object.keys(pkg.peerDependencies ?? {}),
 ]);
 
+/** The subpaths of Formwork that adapters may import. */
+const doors = new Set(["formwork/ports", "formwork/ports/kit"]);
+
 /** Every module specifier a source imports or re-exports, statically or by `import()`. */
 function specifiers(source: string): string[] {
   const found = source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g);
@@ -23,7 +27,7 @@ function specifiers(source: string): string[] {
 
 /** What is wrong with `specifier` in a file of adapter folder `folder`, or `null`. */
 function offence(file: string, folder: string, specifier: string): string | null {
-  if (specifier === "formwork/ports" || specifier.startsWith("node:")) return null;
+  if (doors.has(specifier) || specifier.startsWith("node:")) return null;
   if (specifier.startsWith(".")) {
     const target = resolve(dirname(file), specifier);
     return relative(folder, target).startsWith("..") ? "reaches outside its adapter" : null;
@@ -50,7 +54,7 @@ async function offences(): Promise<string[]> {
   return found;
 }
 
-describe("the adapter kit is the adapters' only door", () => {
+describe("the contracts and the kit are the adapters' only doors", () => {
   it("holds for every built-in adapter", async () => {
     assert.deepEqual(await offences(), []);
   });
@@ -63,7 +67,8 @@ describe("the adapter kit is the adapters' only door", () => {
       'import type { Store } from "../memory/store.ts";',
       'export { ServiceError } from "formwork";',
       'const lazy = await import("formwork/testing");',
-      'import { queryAll } from "formwork/ports";',
+      'import type { Store } from "formwork/ports";',
+      'import { queryAll } from "formwork/ports/kit";',
       'import { fsBlobError } from "./errors.ts";',
       'import { join } from "node:path";',
       'import { BlobServiceClient } from "@azure/storage-blob";',

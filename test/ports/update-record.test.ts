@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
-import {
-  conflictRetryDefaults,
-  retryOnConflict,
-  type Store,
-  StoreConflictError,
-  updateRecord,
-} from "../../src/ports/index.ts";
+import { type Store, StoreConflictError } from "../../src/ports/index.ts";
+import { conflictRetryDefaults, retryOnConflict, updateRecord } from "../../src/ports/kit.ts";
 
 interface Tally {
   id: string;

@@ -11,9 +11,9 @@ import { webhookOperations } from "./webhooks.ts";
 
 /**
  * Every operation the router serves, by interface section, in the order the router tries
- * them: S2's section first, as S2 is the hot path (no pattern of one section matches a path
- * of another, so the order decides nothing else). The OpenAPI document lists the same
- * operations, by tag.
+ * them (after the admin API's guard): S2's section first, as S2 is the hot path (no pattern
+ * of one section matches a path of another, so the order decides nothing else). The OpenAPI
+ * document lists the same operations, by tag.
  */
 export const operations: readonly RouteOperation[] = [
   ...submissionOperations,

@@ -71,8 +71,8 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       },
     ],
   });
-  // Every method of the admin API's paths, before its routes: without a configured secret
-  // they answer 404, not 405.
+  // Every method of the admin API's paths, before their routes: without a configured secret
+  // they answer 404, not 405. Any other path fails its pattern within a few characters.
   router.all(adminPaths, adminGuard(options.adminSecret));
   serveOperations(router, operations, {
     admin: options.admin,

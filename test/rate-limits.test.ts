@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService, type FormServiceOptions } from "../src/index.ts";
+import { operations } from "../src/routes/operations.ts";
+import { publicPathPattern, rateLimitKindOf } from "../src/routes/rate-limit-stage.ts";
 import { conformingFetch, formInput, type TestUser } from "./helpers.ts";
 import { customerBody, partnerCalls, tokenSecret } from "./partners/setup.ts";
 
@@ -97,6 +99,29 @@ describe("rate limits (docs/design.md §17)", () => {
     assert.equal(listed.body.results.length, 1, "the refused S2 stored nothing");
     // Another address has its own allowance; restricted routes are not counted by address.
     assert.equal((await env.send("GET", `/api/form/${env.formId}`, { from: "::1" })).status, 200);
+  });
+
+  it("counts per client address the paths of the operations declared public", () => {
+    const publicPaths = publicPathPattern(operations);
+    const id = "0190a8c4-1b2c-7d3e-8f40-123456789abc";
+    const counted = [`/api/form/${id}`, `/API/Form/${id}/`, `/f/${id}`, `/f/${id}/`];
+    for (const tail of ["submission", "submissionattachment", "Submission/"])
+      counted.push(`/api/form/${id}/${tail}`);
+    for (const path of counted) assert.ok(publicPaths.test(path), path);
+    const notCounted = [
+      `/api/form/${id}/submissions`,
+      `/api/form/${id}/clone`,
+      `/api/restricted/form/${id}`,
+      `/f/${id}/more`,
+      `/api/form/`,
+      "/openapi.json",
+      `/x/api/form/${id}`,
+    ];
+    for (const path of notCounted) assert.ok(!publicPaths.test(path), path);
+    assert.deepEqual(
+      operations.filter((operation) => rateLimitKindOf(operation) === "public").map((o) => o.ref),
+      ["S2", "S3", "F5", "extension"],
+    );
   });
 
   it("counts restricted routes per token, and only tokens that authenticated", async () => {

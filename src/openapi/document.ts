@@ -1,9 +1,10 @@
 import { systemNamePattern } from "../domain/forms/index.ts";
 import { guidPathSchema } from "../schemas/common.ts";
+import { downloadOperations } from "./downloads.ts";
 import { failureResponses } from "./failures.ts";
 import { jsonSchemaOf, parametersOf, type SchemaObject } from "./json-schema.ts";
 import { type NamedSchema, type Operation, openApiPath, pathParameterNames } from "./operation.ts";
-import { operations, securityOf, securitySchemes } from "./operations.ts";
+import { securityOf, securitySchemes } from "./security.ts";
 
 /** The version of the package, given as the document's `info.version`. */
 export const packageVersion = "0.1.0";
@@ -20,18 +21,20 @@ const tags = [
 ];
 
 /**
- * The OpenAPI 3.1 document of the service mounted at `basePath`, built from the operation
- * table and the valibot schemas the routes parse with.
+ * The OpenAPI 3.1 document of the service mounted at `basePath`, built from the operations
+ * its router serves (`routes/operations.ts`), with the valibot schemas they parse with, and
+ * the blob store's downloads. Operations are listed by tag, in the order of `tags`, and in
+ * the order given within a tag; `components.schemas` in the order they are first referred to.
  */
-export function openApiDocument(basePath: string): SchemaObject {
+export function openApiDocument(basePath: string, routed: readonly Operation[]): SchemaObject {
   const schemas: Record<string, SchemaObject> = {};
   const ref = (named: NamedSchema) => {
     schemas[named.name] ??= jsonSchemaOf(named.schema);
     return { $ref: `#/components/schemas/${named.name}` };
   };
   const paths: Record<string, Record<string, SchemaObject>> = {};
-  for (const operation of operations) {
-    const path = openApiPath(operation.path);
+  for (const operation of byTag([...routed, ...downloadOperations])) {
+    const path = openApiPath(operation.documentPath ?? operation.path);
     paths[path] ??= {};
     paths[path][operation.method] = operationObject(operation, ref);
   }
@@ -54,12 +57,19 @@ export function openApiDocument(basePath: string): SchemaObject {
   });
 }
 
+/** `operations` sorted by their tag's place in `tags`; stable, so each tag keeps its order. */
+function byTag(operations: readonly Operation[]): Operation[] {
+  const place = new Map(tags.map(({ name }, index) => [name, index]));
+  const placeOf = (operation: Operation) => place.get(operation.tag) ?? tags.length;
+  return [...operations].sort((a, b) => placeOf(a) - placeOf(b));
+}
+
 function operationObject(
   operation: Operation,
   ref: (named: NamedSchema) => SchemaObject,
 ): SchemaObject {
   const parameters = [
-    ...pathParameterNames(operation.path).map((name) => ({
+    ...pathParameterNames(operation.documentPath ?? operation.path).map((name) => ({
       name,
       in: "path",
       required: true,

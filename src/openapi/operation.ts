@@ -7,6 +7,9 @@ import type * as v from "valibot";
  * - `partner`: partner credentials;
  * - `admin`: the admin secret;
  * - `none`: no credentials are read.
+ *
+ * It also decides the rate limit a request draws on: a `public` operation counts against the
+ * client's address, any other against the credential that authenticated (`rate-limits.ts`).
  */
 export type Auth = "account" | "public" | "partner" | "admin" | "none";
 
@@ -21,6 +24,12 @@ export interface Operation {
   method: "get" | "head" | "post" | "delete";
   /** The route's path below the base path, as the router writes it (`:formId`). */
   path: string;
+  /**
+   * The path as the document writes it, when the interface writes it otherwise: with a
+   * trailing slash, or with a parameter named as the path's other operations name it (a
+   * document has one template per path). Same shape as `path`.
+   */
+  documentPath?: string;
   operationId: string;
   /** The endpoint's numbers in the interface (`F2, F3`), or `extension`. */
   ref: string;

@@ -8,17 +8,47 @@ import {
   updateFormUser,
 } from "../domain/forms/index.ts";
 import { parseWith, readFlag } from "../kernel/parse.ts";
+import { actionResult } from "../openapi/responses.ts";
+import * as answers from "../schemas/answers.ts";
 import { emailSchema } from "../schemas/common.ts";
-import { callerOf, envelope, guidParam, type ServiceRouter, urlOf } from "./route-request.ts";
+import type { RouteOperation } from "./operation.ts";
+import { callerOf, envelope, guidParam, urlOf } from "./route-request.ts";
+
+const base = "/api/restricted/form/:formId/usersecurity";
+
+const flag = v.optional(v.picklist(["0", "1"]));
+const roleFlagsQuery = Object.fromEntries(roleNames.map((role) => [role, flag]));
 
 /** Form users: U1–U4. Roles travel as `0`/`1` query flags. */
-export function formUserRoutes(router: ServiceRouter): void {
-  const base = "/api/restricted/form/:formId/usersecurity";
-  router
-    .get(base, (request, ctx) =>
-      listFormUsers(ctx, callerOf(request), guidParam(request, "formId")),
-    )
-    .post(base, async (request, ctx) => {
+export const formUserOperations: RouteOperation[] = [
+  {
+    method: "get",
+    path: base,
+    operationId: "listFormUsers",
+    ref: "U1",
+    summary: "List a form's users",
+    tag: "Form users",
+    auth: "account",
+    response: {
+      description: "`results`, `form_document_basic` and `granted_form_roles`.",
+      schema: { name: "FormUserList", schema: answers.formUserList },
+    },
+    handler: (request, ctx) => listFormUsers(ctx, callerOf(request), guidParam(request, "formId")),
+  },
+  {
+    method: "post",
+    path: base,
+    operationId: "addFormUser",
+    ref: "U2",
+    summary: "Grant roles on a form to an e-mail address",
+    tag: "Form users",
+    auth: "account",
+    query: v.object({ collaborator_email: emailSchema, ...roleFlagsQuery }),
+    response: {
+      description: "`message` is `Form collaborator added successfully`.",
+      schema: actionResult,
+    },
+    handler: async (request, ctx) => {
       const formId = guidParam(request, "formId");
       const url = urlOf(request);
       const email = parseWith(
@@ -30,8 +60,22 @@ export function formUserRoutes(router: ServiceRouter): void {
       const roles = Object.fromEntries(roleNames.map((r) => [r, given[r] ?? false])) as RoleFlags;
       const record = await addFormUser(ctx, callerOf(request), formId, email, roles);
       return envelope(record.id, "Form collaborator added successfully");
-    })
-    .post(`${base}/:userSecurityId`, async (request, ctx) => {
+    },
+  },
+  {
+    method: "post",
+    path: `${base}/:userSecurityId`,
+    operationId: "updateFormUser",
+    ref: "U3",
+    summary: "Change a form user's roles",
+    tag: "Form users",
+    auth: "account",
+    query: v.object(roleFlagsQuery),
+    response: {
+      description: "`message` is `Form collaborator updated successfully`.",
+      schema: actionResult,
+    },
+    handler: async (request, ctx) => {
       const id = guidParam(request, "userSecurityId");
       await updateFormUser(
         ctx,
@@ -41,14 +85,31 @@ export function formUserRoutes(router: ServiceRouter): void {
         roleFlags(urlOf(request)),
       );
       return envelope(id, "Form collaborator updated successfully");
-    })
-    .delete(`${base}/:userSecurityDocumentId`, async (request, ctx) => {
+    },
+  },
+  {
+    method: "delete",
+    // The interface's name, which the errors about this parameter use.
+    path: `${base}/:userSecurityDocumentId`,
+    documentPath: `${base}/:userSecurityId`,
+    operationId: "removeFormUser",
+    ref: "U4",
+    summary: "Remove a form user",
+    description: "The interface names this path's last parameter `userSecurityDocumentId`.",
+    tag: "Form users",
+    auth: "account",
+    response: {
+      description: "`message` is `Form collaborator removed successfully`.",
+      schema: actionResult,
+    },
+    handler: async (request, ctx) => {
       const formId = guidParam(request, "formId");
       const id = guidParam(request, "userSecurityDocumentId");
       await removeFormUser(ctx, callerOf(request), formId, id);
       return envelope(id, "Form collaborator removed successfully");
-    });
-}
+    },
+  },
+];
 
 function roleFlags(url: URL): Partial<RoleFlags> {
   const flags: Partial<RoleFlags> = {};

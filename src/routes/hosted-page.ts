@@ -2,15 +2,25 @@ import { renderForm } from "../domain/flows/index.ts";
 import { formPage, messagePage } from "../hosted-page/page.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import type { ErrorCode } from "../kernel/errors.ts";
-import { guidParam, type ServiceRouter } from "./route-request.ts";
+import type { RouteOperation } from "./operation.ts";
+import { guidParam } from "./route-request.ts";
 
 /**
  * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under
  * the same access rules as F5. A form that cannot be shown answers a short HTML page with the
  * status F5 would give, rather than the JSON envelope.
  */
-export function hostedPageRoutes(router: ServiceRouter): void {
-  router.get("/f/:formId", async (request, ctx) => {
+export const hostedPageOperation: RouteOperation = {
+  method: "get",
+  path: "/f/:formId",
+  operationId: "formPage",
+  ref: "extension",
+  summary: "The hosted form page",
+  description: "An HTML page that renders the form, uploads through S3 and submits through S2.",
+  tag: "Pages",
+  auth: "public",
+  response: { description: "The form as an HTML page.", schema: "html" },
+  handler: async (request, ctx) => {
     const nonce = newNonce();
     try {
       const formId = guidParam(request, "formId");
@@ -26,8 +36,8 @@ export function hostedPageRoutes(router: ServiceRouter): void {
       ];
       return htmlResponse(known.status, messagePage(title, message, nonce), nonce);
     }
-  });
-}
+  },
+};
 
 const explanations: Partial<Record<ErrorCode, [title: string, message: string]>> = {
   not_found: ["Form not found", "There is no form at this address, or it is not open to you."],

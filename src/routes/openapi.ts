@@ -1,16 +1,36 @@
 import type { openApiDocument } from "../openapi/document.ts";
-import type { ServiceRouter } from "./route-request.ts";
+import * as answers from "../schemas/answers.ts";
+import type { RouteOperation } from "./operation.ts";
+
+/** The OpenAPI 3.1 document (extension) at `/openapi.json`. */
+export const openApiOperation: RouteOperation = {
+  method: "get",
+  path: "/openapi.json",
+  operationId: "openApiDocument",
+  ref: "extension",
+  summary: "This document",
+  tag: "Pages",
+  auth: "none",
+  response: {
+    description: "The OpenAPI 3.1 document of the service.",
+    schema: { name: "OpenApiDocument", schema: answers.openApiAnswer },
+  },
+  handler: (_request, _ctx, env) => env.openApiDocument(),
+};
 
 /**
- * The OpenAPI 3.1 document (extension) at `/openapi.json`, built once on first request; its
- * code (and the JSON Schema converter behind it) loads then too, not when the service starts.
+ * The document of `operations` served under `basePath`, built once on first call; its code
+ * (and the JSON Schema converter behind it) loads then too, not when the service starts.
  */
-export function openApiRoutes(router: ServiceRouter, basePath: string): void {
+export function lazyOpenApiDocument(
+  basePath: string,
+  operations: readonly RouteOperation[],
+): () => Promise<ReturnType<typeof openApiDocument>> {
   let document: Promise<ReturnType<typeof openApiDocument>> | undefined;
-  router.get("/openapi.json", () => {
+  return () => {
     document ??= import("../openapi/document.ts").then((module) =>
-      module.openApiDocument(basePath),
+      module.openApiDocument(basePath, operations),
     );
     return document;
-  });
+  };
 }

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { signCustomerToken } from "../auth/customer-jwt.ts";
 import { authenticatePartner } from "../auth/partner-credentials.ts";
 import {
@@ -10,19 +11,37 @@ import type { Context } from "../domain/context.ts";
 import { readJson } from "../http/body.ts";
 import { NotFoundError, ValidationError } from "../kernel/errors.ts";
 import { parseWith } from "../kernel/parse.ts";
+import { actionResult } from "../openapi/responses.ts";
+import * as answers from "../schemas/answers.ts";
 import { emailSchema } from "../schemas/common.ts";
-import { parseCustomerBody } from "../schemas/partners.ts";
-import { envelope, type RouteRequest, type ServiceRouter } from "./route-request.ts";
+import { customerChangesBody, newCustomerBody, parseCustomerBody } from "../schemas/partners.ts";
+import type { RouteOperation } from "./operation.ts";
+import { envelope, type RouteRequest } from "./route-request.ts";
+
+const base = "/api/restricted/partner";
 
 /**
- * Partner endpoints: P1 login token, P3 list, P4 add and P5 update customers. Each needs the
+ * The partner layer: P1 login token, P3 list, P4 add and P5 update customers. Each needs the
  * partner's `PartnerId` and `PartnerSecret`, checked before anything else is read. P2 is no
- * route of its own: the router's first stage lets any route act for a customer.
+ * route of its own: the router's first stage lets any route act for a customer (the
+ * `CustomerToken` scheme of every account route).
  */
-export function partnerRoutes(router: ServiceRouter): void {
-  const base = "/api/restricted/partner";
-  router
-    .post(`${base}/userauth`, async (request, ctx) => {
+export const partnerOperations: RouteOperation[] = [
+  {
+    method: "post",
+    path: `${base}/userauth`,
+    operationId: "issueCustomerToken",
+    ref: "P1",
+    summary: "Issue a customer's login token",
+    description:
+      "The token acts for the customer on any account route (P2), sent as `Authorization: Bearer <token>` with `partnerAccountId`.",
+    tag: "Partner",
+    auth: "partner",
+    headers: v.object({ PartnerCustomerEmail: emailSchema }),
+    // 404: the partner has no customer with that e-mail.
+    failures: [400, 401, 404, 429, 503],
+    response: { description: "`message` holds the customer's JWT.", schema: actionResult },
+    handler: async (request, ctx) => {
       const partner = await partnerOf(request, ctx);
       const email = parseWith(
         emailSchema,
@@ -31,19 +50,62 @@ export function partnerRoutes(router: ServiceRouter): void {
       );
       const { record } = await findCustomer(ctx, partner.id, email);
       return envelope("", await signCustomerToken(ctx, record));
-    })
-    .get(`${base}/users`, async (request, ctx) => {
+    },
+  },
+  {
+    method: "get",
+    path: `${base}/users`,
+    operationId: "listCustomers",
+    ref: "P3",
+    summary: "List the partner's customers",
+    tag: "Partner",
+    auth: "partner",
+    response: {
+      description: "A JSON array of customer records.",
+      schema: { name: "CustomerList", schema: answers.customerList },
+    },
+    handler: async (request, ctx) => {
       const partner = await partnerOf(request, ctx);
       return listCustomers(ctx, partner.id);
-    })
-    .post(`${base}/user`, async (request, ctx) => {
+    },
+  },
+  {
+    method: "post",
+    path: `${base}/user`,
+    operationId: "addCustomer",
+    ref: "P4",
+    summary: "Register a customer",
+    tag: "Partner",
+    auth: "partner",
+    body: { json: { name: "CustomerInput", schema: newCustomerBody }, required: true },
+    response: {
+      description: "`id` is the user id; `message` is `User added successfully`.",
+      schema: actionResult,
+    },
+    handler: async (request, ctx) => {
       const partner = await partnerOf(request, ctx);
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       const { email, fields } = parseCustomerBody(body, true);
       const customer = await addCustomer(ctx, partner.id, email ?? "", fields);
       return envelope(customer.id, "User added successfully");
-    })
-    .post(`${base}/user/:customerEmailAddress`, async (request, ctx) => {
+    },
+  },
+  {
+    method: "post",
+    path: `${base}/user/:customerEmailAddress`,
+    operationId: "updateCustomer",
+    ref: "P5",
+    summary: "Change a customer's status, quotas or names",
+    tag: "Partner",
+    auth: "partner",
+    pathDescriptions: { customerEmailAddress: "The customer's e-mail address." },
+    pathSchemas: { customerEmailAddress: emailSchema },
+    body: { json: { name: "CustomerChanges", schema: customerChangesBody }, required: true },
+    response: {
+      description: "`id` is the user id; `message` is `User updated`.",
+      schema: actionResult,
+    },
+    handler: async (request, ctx) => {
       const partner = await partnerOf(request, ctx);
       const email = customerEmailOf(request);
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
@@ -55,8 +117,9 @@ export function partnerRoutes(router: ServiceRouter): void {
       }
       const customer = await updateCustomer(ctx, partner.id, email, fields);
       return envelope(customer.id, "User updated");
-    });
-}
+    },
+  },
+];
 
 /** The calling partner: as the rate-limit stage found it, else checked here. */
 async function partnerOf(request: RouteRequest, ctx: Context) {

@@ -12,17 +12,12 @@ import {
   NotFoundError,
   UnavailableError,
 } from "../kernel/errors.ts";
-import { adminRoutes } from "../routes/admin.ts";
-import { datalistRoutes } from "../routes/datalists.ts";
-import { formUserRoutes } from "../routes/form-users.ts";
-import { formRoutes } from "../routes/forms.ts";
-import { hostedPageRoutes } from "../routes/hosted-page.ts";
-import { openApiRoutes } from "../routes/openapi.ts";
-import { partnerRoutes } from "../routes/partners.ts";
-import { submissionRoutes } from "../routes/submissions.ts";
-import { webhookRoutes } from "../routes/webhooks.ts";
+import { adminGuard, adminPaths } from "./admin.ts";
 import { errorEnvelope } from "./error-envelope.ts";
-import { countRequest } from "./rate-limit-stage.ts";
+import { lazyOpenApiDocument } from "./openapi.ts";
+import { serveOperations } from "./operation.ts";
+import { operations } from "./operations.ts";
+import { type RateLimitStage, rateLimitStage } from "./rate-limit-stage.ts";
 import type { RouteRequest, ServiceRouter } from "./route-request.ts";
 import { routesOfPath } from "./route-table.ts";
 
@@ -41,17 +36,19 @@ export interface RouterOptions {
 }
 
 /**
- * The service's one router: authenticate first, then the routes of each interface section;
- * handlers return plain objects that become JSON, and errors become the failure envelope.
+ * The service's one router: authenticate first, then the operations of each interface
+ * section (`operations.ts`); handlers return plain objects that become JSON, and errors
+ * become the failure envelope.
  */
 export function createRouter(options: RouterOptions): ServiceRouter {
+  const countRequest = rateLimitStage(options.rateLimits, options.basePath, operations);
   const router: ServiceRouter = Router<RouteRequest, [Context]>({
     base: options.basePath,
     before: [
       (request: RouteRequest, ctx: Context) => {
-        if (carriesCredentials(request.headers)) return identify(request, ctx, options);
+        if (carriesCredentials(request.headers)) return identify(request, ctx, countRequest);
         request.caller = null;
-        return countRequest(options.rateLimits, request, ctx, options.basePath, undefined);
+        return countRequest(request, ctx, undefined);
       },
     ],
     catch: (error: unknown, request: Request) => {
@@ -74,17 +71,13 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       },
     ],
   });
-  // The router tries routes in this order, and S2 is the hot path: its section first (no
-  // pattern of one section matches a path of another, so the order decides nothing else).
-  submissionRoutes(router);
-  formRoutes(router);
-  formUserRoutes(router);
-  datalistRoutes(router);
-  partnerRoutes(router);
-  webhookRoutes(router);
-  adminRoutes(router, options.admin, options.adminSecret);
-  hostedPageRoutes(router);
-  openApiRoutes(router, options.basePath);
+  // Every method of the admin API's paths, before their routes: without a configured secret
+  // they answer 404, not 405. Any other path fails its pattern within a few characters.
+  router.all(adminPaths, adminGuard(options.adminSecret));
+  serveOperations(router, operations, {
+    admin: options.admin,
+    openApiDocument: lazyOpenApiDocument(options.basePath, operations),
+  });
   router.all("*", (request) => {
     // A path some route serves with other methods is a 405 naming them (docs/design.md §8).
     const known = routesOfPath(router.routes, request.method, new URL(request.url).pathname);
@@ -95,11 +88,11 @@ export function createRouter(options: RouterOptions): ServiceRouter {
 }
 
 /** Authenticates a request that names credentials, then counts it against its rate limit. */
-async function identify(request: RouteRequest, ctx: Context, options: RouterOptions) {
+async function identify(request: RouteRequest, ctx: Context, countRequest: RateLimitStage) {
   // A customer login token (P2) acts as the customer on any route.
   const customer = await authenticateCustomer(ctx, request);
   request.caller = customer ?? (await authenticate(ctx, request.headers));
-  await countRequest(options.rateLimits, request, ctx, options.basePath, customer?.userId);
+  await countRequest(request, ctx, customer?.userId);
 }
 
 /**

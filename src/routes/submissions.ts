@@ -14,41 +14,74 @@ import { readJson } from "../http/body.ts";
 import { receiveFile } from "../http/multipart.ts";
 import { ServiceError } from "../kernel/errors.ts";
 import { parseWith } from "../kernel/parse.ts";
+import { actionResult, confirmation, submissionPosted } from "../openapi/responses.ts";
 import { safeFilename } from "../ports/download-headers.ts";
+import * as answers from "../schemas/answers.ts";
 import {
+  exportQuery,
+  listQuery,
   parseExportQuery,
   parseListQuery,
   submissionBody,
   submissionUpdateBody,
 } from "../schemas/submissions.ts";
-import {
-  callerOf,
-  envelope,
-  guidParam,
-  type RouteRequest,
-  type ServiceRouter,
-  urlOf,
-} from "./route-request.ts";
+import type { RouteOperation } from "./operation.ts";
+import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
 
-const downloadTypes = {
-  csv: "text/csv; charset=utf-8",
-  ndjson: "application/x-ndjson; charset=utf-8",
-} as const;
+const restricted = "/api/restricted/form/:formId";
+const submissionPath = `${restricted}/submission/:submissionId`;
 
-/** What a multipart body may add around its file: headers and boundaries. */
-const multipartOverhead = 64 * 1024;
-
-/** Submissions and attachments: S1–S7. */
-export function submissionRoutes(router: ServiceRouter): void {
-  const restricted = "/api/restricted/form/:formId";
-  router
-    .post("/api/form/:formId/submission", async (request, ctx) => {
+/** Submissions and attachments: S1–S7, and the export extension. */
+export const submissionOperations: RouteOperation[] = [
+  {
+    method: "get",
+    path: submissionPath,
+    operationId: "getSubmission",
+    ref: "S1",
+    summary: "Read a submission with signed links to its attachments",
+    tag: "Submissions",
+    auth: "account",
+    response: {
+      description: "`form_submission`, `attachment_details` and `user_has_edit_submission_access`.",
+      schema: { name: "SubmissionWithAttachments", schema: answers.submissionAnswer },
+    },
+    handler: async (request, ctx) => {
+      const access = await reportingAccess(request, ctx);
+      return getSubmission(ctx, access, guidParam(request, "submissionId"));
+    },
+  },
+  {
+    method: "post",
+    path: "/api/form/:formId/submission",
+    operationId: "postSubmission",
+    ref: "S2",
+    summary: "Submit a form",
+    description: "A file field's value is the pipe-separated ids of attachments uploaded with S3.",
+    tag: "Submissions",
+    auth: "public",
+    body: { json: { name: "SubmissionInput", schema: submissionBody }, required: true },
+    response: {
+      description: "The new submission's id and the thanks-page behaviour.",
+      schema: submissionPosted,
+    },
+    handler: async (request, ctx) => {
       const formId = guidParam(request, "formId");
       const body = parseWith(submissionBody, await readJson(request, ctx.limits.jsonBodyBytes));
       const device = await deviceOf(ctx, request.clientAddress);
       return createSubmission(ctx, request.caller, formId, body, device);
-    })
-    .post("/api/form/:formId/submissionattachment", async (request, ctx) => {
+    },
+  },
+  {
+    method: "post",
+    path: "/api/form/:formId/submissionattachment",
+    operationId: "uploadAttachment",
+    ref: "S3",
+    summary: "Upload a file for a file field",
+    tag: "Submissions",
+    auth: "public",
+    body: { multipart: "One file part, named after the form's file field (`unique_system_name`)." },
+    response: { description: "`id` is the new attachment's id.", schema: actionResult },
+    handler: async (request, ctx) => {
       const access = await accessFormToSubmit(ctx, request.caller, guidParam(request, "formId"));
       refuseOversize(request, ctx);
       const device = await deviceOf(ctx, request.clientAddress);
@@ -58,12 +91,93 @@ export function submissionRoutes(router: ServiceRouter): void {
         request.hostBody,
       );
       return envelope(id, "File upload succeeded");
-    })
-    .get(`${restricted}/submission/:submissionId`, async (request, ctx) => {
+    },
+  },
+  {
+    method: "get",
+    path: `${restricted}/submissionattachment/:attachmentId`,
+    operationId: "getAttachmentLink",
+    ref: "S4",
+    summary: "A temporary download link to an attachment",
+    tag: "Submissions",
+    auth: "account",
+    response: {
+      description:
+        "`id` is `{storage_url}/<container>/<attachment_id>?sv=…&sig=…`, valid for 15 minutes by default.",
+      schema: actionResult,
+    },
+    handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
-      return getSubmission(ctx, access, guidParam(request, "submissionId"));
-    })
-    .post(`${restricted}/submission/:submissionId`, async (request, ctx) => {
+      const attachmentId = guidParam(request, "attachmentId");
+      return getAttachmentLink(ctx, access.form.id, attachmentId);
+    },
+  },
+  {
+    method: "get",
+    path: `${restricted}/submissions`,
+    operationId: "listSubmissions",
+    ref: "S5",
+    summary: "List a form's submissions, oldest first",
+    description:
+      "`include_form_definition`, `date_from`, `date_to`, `batch_size` and `continuation_token` are accepted as aliases.",
+    tag: "Submissions",
+    auth: "account",
+    query: listQuery,
+    queryDescriptions: {
+      dateFrom: "UNIX time in milliseconds, inclusive.",
+      dateTo: "UNIX time in milliseconds, inclusive.",
+      batchSize: "Results per page: 100 by default, at most 1000.",
+      continuationToken: "The `continuation_token` of the previous page (extension).",
+      search: "Keeps submissions whose search words hold every word given (extension).",
+    },
+    response: {
+      description:
+        "`results`, `attachments`, `granted_form_roles`, `container_sas_uri` and `continuation_token` (extension).",
+      schema: { name: "SubmissionPage", schema: answers.submissionPage },
+    },
+    handler: async (request, ctx) => {
+      const options = parseListQuery(urlOf(request).searchParams);
+      return listSubmissions(ctx, await reportingAccess(request, ctx), options);
+    },
+  },
+  {
+    method: "get",
+    path: `${restricted}/submissions/export`,
+    operationId: "exportSubmissions",
+    ref: "extension",
+    summary: "Export a form's submissions as CSV or NDJSON, oldest first",
+    description:
+      "Takes S5's filters and role (`has_reporting_full`) and streams every submission they keep. One column (CSV) or key (NDJSON) per field of the definition, in definition order, after `id`, `created_date_utc` and `is_draft_submission`; file fields hold signed read links separated by spaces. CSV has a header row of field labels, CRLF line ends and a byte order mark; a cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so that spreadsheets show it as text. `date_from` and `date_to` are accepted as aliases.",
+    tag: "Submissions",
+    auth: "account",
+    query: exportQuery,
+    queryDescriptions: {
+      format: "`csv` (the default) or `ndjson`.",
+      dateFrom: "UNIX time in milliseconds, inclusive.",
+      dateTo: "UNIX time in milliseconds, inclusive.",
+      search: "Keeps submissions whose search words hold every word given.",
+    },
+    response: { description: "The submissions, as a download.", schema: "export" },
+    handler: exportAnswer,
+  },
+  {
+    method: "post",
+    path: submissionPath,
+    operationId: "updateSubmission",
+    ref: "S6",
+    summary: "Update a submission's values or clear its draft flag",
+    tag: "Submissions",
+    auth: "account",
+    body: { json: { name: "SubmissionChanges", schema: submissionUpdateBody }, required: true },
+    response: {
+      description: "`form_submission_item_updated` is true.",
+      schema: confirmation(
+        "SubmissionUpdated",
+        "form_submission_item_updated",
+        "Form submission has been updated successfully",
+      ),
+    },
+    handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
       const submissionId = guidParam(request, "submissionId");
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
@@ -73,42 +187,61 @@ export function submissionRoutes(router: ServiceRouter): void {
         submissionId,
         parseWith(submissionUpdateBody, body),
       );
-    })
-    .delete(`${restricted}/submission/:submissionId`, async (request, ctx) => {
+    },
+  },
+  {
+    method: "delete",
+    path: submissionPath,
+    operationId: "deleteSubmission",
+    ref: "S7",
+    summary: "Delete a submission and its files",
+    tag: "Submissions",
+    auth: "account",
+    response: {
+      description: "`form_submission_item_deleted` is true.",
+      schema: confirmation(
+        "SubmissionDeleted",
+        "form_submission_item_deleted",
+        "Form submission has been deleted successfully",
+      ),
+    },
+    handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
       const submissionId = guidParam(request, "submissionId");
       return deleteSubmission(ctx, access.form, submissionId);
-    })
-    .get(`${restricted}/submissionattachment/:attachmentId`, async (request, ctx) => {
-      const access = await reportingAccess(request, ctx);
-      const attachmentId = guidParam(request, "attachmentId");
-      return getAttachmentLink(ctx, access.form.id, attachmentId);
-    })
-    .get(`${restricted}/submissions`, async (request, ctx) => {
-      const options = parseListQuery(urlOf(request).searchParams);
-      return listSubmissions(ctx, await reportingAccess(request, ctx), options);
-    })
-    .get(`${restricted}/submissions/export`, async (request, ctx) => {
-      const options = parseExportQuery(urlOf(request).searchParams);
-      const access = await reportingAccess(request, ctx);
-      const body = exportSubmissions(ctx, access, options);
-      // The form's name, without what a file name may not hold; "submissions" when it is empty.
-      const name = safeFilename(access.form.form_configuration.settings.form_name, "submissions");
-      return new Response(body, {
-        headers: {
-          "content-type": downloadTypes[options.format],
-          "content-disposition": contentDisposition(`${name}.${options.format}`),
-          "cache-control": "no-store",
-          "x-content-type-options": "nosniff",
-        },
-      });
-    });
+    },
+  },
+];
+
+const downloadTypes = {
+  csv: "text/csv; charset=utf-8",
+  ndjson: "application/x-ndjson; charset=utf-8",
+} as const;
+
+/** The export as a download named after the form. */
+async function exportAnswer(request: RouteRequest, ctx: Context): Promise<Response> {
+  const options = parseExportQuery(urlOf(request).searchParams);
+  const access = await reportingAccess(request, ctx);
+  const body = exportSubmissions(ctx, access, options);
+  // The form's name, without what a file name may not hold; "submissions" when it is empty.
+  const name = safeFilename(access.form.form_configuration.settings.form_name, "submissions");
+  return new Response(body, {
+    headers: {
+      "content-type": downloadTypes[options.format],
+      "content-disposition": contentDisposition(`${name}.${options.format}`),
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
 }
 
 /** The form of the path, for the owner or a holder of `has_reporting_full` (S1, S4–S7). */
 function reportingAccess(request: RouteRequest, ctx: Context) {
   return accessFormToReport(ctx, callerOf(request), guidParam(request, "formId"));
 }
+
+/** What a multipart body may add around its file: headers and boundaries. */
+const multipartOverhead = 64 * 1024;
 
 /** Refuses an upload whose declared length is past any file limit, before reading it. */
 function refuseOversize(request: RouteRequest, ctx: Context) {

@@ -12,12 +12,13 @@ import type { FormService } from "../../src/index.ts";
 import { openApiDocument } from "../../src/openapi/document.ts";
 import { failureSchema } from "../../src/openapi/failures.ts";
 import { jsonSchemaOf } from "../../src/openapi/json-schema.ts";
+import { operations } from "../../src/routes/operations.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as arbitrary JSON.
 type Json = any;
 
 /** The document the answers are checked against: the service's, at the root. */
-export const document: Json = openApiDocument("");
+export const document: Json = openApiDocument("", operations);
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 // `addFormats` is a CommonJS default export: its ES module face differs between loaders.
 ((addFormats as Json).default ?? addFormats)(ajv);

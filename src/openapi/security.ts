@@ -1,17 +1,4 @@
-import type { Auth, Operation } from "./operation.ts";
-import { datalistOperations } from "./operations-datalists.ts";
-import { formOperations } from "./operations-forms.ts";
-import { partnerOperations, serviceOperations } from "./operations-service.ts";
-import { submissionOperations } from "./operations-submissions.ts";
-
-/** Every operation the service serves: the one table the OpenAPI document is built from. */
-export const operations: readonly Operation[] = [
-  ...partnerOperations,
-  ...formOperations,
-  ...datalistOperations,
-  ...submissionOperations,
-  ...serviceOperations,
-];
+import type { Auth } from "./operation.ts";
 
 /** The security schemes, as `components.securitySchemes`. */
 export const securitySchemes = {

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { roleNames } from "../domain/forms/index.ts";
-import { behaviourSections, settingsSections } from "../domain/settings/index.ts";
+import { settingsSections } from "../domain/settings/index.ts";
 import * as answers from "../schemas/answers.ts";
 import { emailSchema } from "../schemas/common.ts";
 import { formBody } from "../schemas/forms.ts";
@@ -14,14 +14,16 @@ const formUpdate = {
   name: "FormUpdate",
   schema: v.union([
     formBody,
-    ...Object.values(behaviourSections),
+    ...settingsSections.flatMap(({ schema }) => (schema ? [schema] : [])),
     v.looseObject({}),
   ] as v.GenericSchema[]),
 };
 
 const formQuery = v.object({
   updateSettingsOnly: v.optional(v.picklist(["0", "1"])),
-  settingsSection: v.optional(v.picklist([...settingsSections, "generalsettingsdelete"])),
+  settingsSection: v.optional(
+    v.picklist([...settingsSections.map(({ name }) => name), "generalsettingsdelete"]),
+  ),
 });
 
 const flag = v.optional(v.picklist(["0", "1"]));

@@ -27,6 +27,7 @@ import { type CounterRecord, counterOp } from "../quotas/counters.ts";
 import { quotaOp } from "../quotas/quotas.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
+import { submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
 import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
 import { searchWordsOf } from "./search-words.ts";
@@ -148,11 +149,6 @@ function countsOf(counter: Stored<CounterRecord> | null, checked: CheckedPost) {
   return counts;
 }
 
-interface QuantityLimitSettings {
-  max_total_submissions?: number | null;
-  closes_at_utc?: string | null;
-}
-
 /** A post checked against one snapshot of its form. */
 interface CheckedPost {
   snapshot: FormSnapshot;
@@ -181,7 +177,7 @@ async function checkPost(
 ): Promise<CheckedPost> {
   const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
-  const limits = (form.form_configuration.quantitylimitsettings ?? {}) as QuantityLimitSettings;
+  const limits = submissionLimitsOf(form);
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }

@@ -11,7 +11,7 @@ import { batchAgain, batchInTurns } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { compileRules } from "../settings/form-rules.ts";
 import { inventoryHeld } from "../settings/inventory.ts";
-import { thanksPageOf } from "../settings/thanks-page.ts";
+import { thanksPageOf } from "../settings/sections/thanks-page.ts";
 import { noFailedActions } from "../webhooks/submission-actions.ts";
 import { newPost, postOps, type WrittenPost } from "./submission-post.ts";
 import type { AttachmentRecord, SubmissionRecord, SubmittedField } from "./submission-record.ts";

@@ -1,4 +1,5 @@
 import type { renderForm } from "../domain/flows/index.ts";
+import { type LiveFeature, settingsSections } from "../domain/settings/index.ts";
 import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
@@ -43,15 +44,18 @@ ${pages}<button type="submit">Submit</button>
   );
 }
 
-/** The sections the page script applies live, as JSON safe inside a `<script>` element. */
+/**
+ * What the page script applies live (client/live-rules.ts), by feature: the items each
+ * section that feeds one gives it from F5's value, as JSON safe inside a `<script>` element.
+ */
 function rulesJson(rendered: RenderedForm): string {
-  const config = rendered.form_configuration;
-  const rules = {
-    conditionallogicsettings: config.conditionallogicsettings,
-    calculatedfieldsettings: config.calculatedfieldsettings,
-    privatedatalistlogicsettings: config.privatedatalistlogicsettings,
-    quantitylimitsettings: config.quantitylimitsettings,
-  };
+  const config: Record<string, unknown> = rendered.form_configuration;
+  const rules: Partial<Record<LiveFeature, unknown[]>> = {};
+  for (const { name, live } of settingsSections) {
+    if (!live || config[name] === undefined) continue;
+    const items = live.items(config[name]);
+    rules[live.feeds] = [...(rules[live.feeds] ?? []), ...(Array.isArray(items) ? items : [])];
+  }
   return JSON.stringify(rules).replace(/</g, "\\u003c");
 }
 

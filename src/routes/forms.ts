@@ -2,11 +2,7 @@ import * as v from "valibot";
 import type { Context } from "../domain/context.ts";
 import { deleteForm, renderForm } from "../domain/flows/index.ts";
 import { cloneForm, createForm, listForms, replaceForm } from "../domain/forms/index.ts";
-import {
-  behaviourSections,
-  settingsSections,
-  updateSettingsSection,
-} from "../domain/settings/index.ts";
+import { settingsSections, updateSettingsSection } from "../domain/settings/index.ts";
 import { readJson } from "../http/body.ts";
 import { ValidationError } from "../kernel/errors.ts";
 import { parseWith, readFlag } from "../kernel/parse.ts";
@@ -24,14 +20,16 @@ const formUpdate = {
   name: "FormUpdate",
   schema: v.union([
     formBody,
-    ...Object.values(behaviourSections),
+    ...settingsSections.flatMap(({ schema }) => (schema ? [schema] : [])),
     v.looseObject({}),
   ] as v.GenericSchema[]),
 };
 
 const formQuery = v.object({
   updateSettingsOnly: v.optional(v.picklist(["0", "1"])),
-  settingsSection: v.optional(v.picklist([...settingsSections, "generalsettingsdelete"])),
+  settingsSection: v.optional(
+    v.picklist([...settingsSections.map(({ name }) => name), "generalsettingsdelete"]),
+  ),
 });
 
 /** Forms: F1–F5 and the create and whole-update extensions. */

@@ -63,8 +63,7 @@ export const renderedForm = v.strictObject({
   id: v.string(),
   form_configuration: v.strictObject({
     settings: formSummaryRecord.entries.form_configuration.entries.settings,
-    ...Object.fromEntries(renderedSections.map((name) => [name, section])),
-    quantitylimitsettings: section,
+    ...Object.fromEntries(renderedSections.map(({ name }) => [name, section])),
   }),
   form_definition: definitionAnswer,
 });

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { behaviourSections, plainSections, settingsSections } from "../domain/settings/index.ts";
+import { sectionNamed, settingsSections } from "../domain/settings/index.ts";
 import { ValidationError } from "../kernel/errors.ts";
 import { boundIssues, jsonBounds } from "../kernel/json-bounds.ts";
 import { parseWith } from "../kernel/parse.ts";
@@ -12,32 +12,28 @@ import { parseWith } from "../kernel/parse.ts";
  */
 export function parseSettingsSection(section: string, body: unknown): Record<string, unknown> {
   const isObject = typeof body === "object" && body !== null && !Array.isArray(body);
-  if (settingsSections.includes(section) && !isObject) {
+  const known = sectionNamed(section);
+  if (!known) {
+    throw new ValidationError(`Unknown settingsSection ${section}`, [
+      {
+        path: "settingsSection",
+        message: `must be one of ${settingsSections.map((s) => s.name).join(", ")}, generalsettingsdelete`,
+      },
+    ]);
+  }
+  if (!isObject) {
     throw new ValidationError(`The ${section} body must be a JSON object`, [
       { path: "", message: "must be a JSON object" },
     ]);
   }
-  const outOfBounds = settingsSections.includes(section)
-    ? boundIssues(body, jsonBounds.sectionBytes)
-    : [];
+  const outOfBounds = boundIssues(body, jsonBounds.sectionBytes);
   if (outOfBounds.length) {
     throw new ValidationError(`The ${section} body is too large or too deep`, outOfBounds);
   }
-  if (Object.hasOwn(behaviourSections, section)) {
-    const schema = behaviourSections[section as keyof typeof behaviourSections];
-    return parseWith(schema, body, `The ${section} body is not valid`);
-  }
-  if ((plainSections as readonly string[]).includes(section)) {
-    return parseWith(
-      v.record(v.string(), v.unknown()),
-      body,
-      `The ${section} body must be a JSON object`,
-    );
-  }
-  throw new ValidationError(`Unknown settingsSection ${section}`, [
-    {
-      path: "settingsSection",
-      message: `must be one of ${settingsSections.join(", ")}, generalsettingsdelete`,
-    },
-  ]);
+  if (known.schema) return parseWith(known.schema, body, `The ${section} body is not valid`);
+  return parseWith(
+    v.record(v.string(), v.unknown()),
+    body,
+    `The ${section} body must be a JSON object`,
+  );
 }

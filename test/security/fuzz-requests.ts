@@ -3,7 +3,7 @@
  * real or mangled, query values of every kind, credentials good, stale or garbage, a
  * content type that fits or lies, and a body from `fuzz-bodies.ts`.
  */
-import { settingsSections } from "../../src/domain/settings/form-settings.ts";
+import { settingsSections } from "../../src/domain/settings/index.ts";
 import { jsonBody, multipartBody } from "./fuzz-bodies.ts";
 import { anyId, anyString, encodeText, randomGuid } from "./fuzz-values.ts";
 import { adminSecret, type Operation, sampleBody, type World } from "./fuzz-world.ts";
@@ -101,7 +101,7 @@ const fittingQueryValues: Record<string, string[]> = {
 
 function queryValue(random: Random, name: string): string {
   if (name === "settingsSection" && random.chance(0.7)) {
-    return random.chance(0.03) ? "generalsettingsdelete" : random.pick(settingsSections);
+    return random.chance(0.03) ? "generalsettingsdelete" : random.pick(settingsSections).name;
   }
   if (name === "updateSettingsOnly" && random.chance(0.7)) return "1";
   const fitting = fittingQueryValues[name];

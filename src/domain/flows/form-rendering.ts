@@ -7,20 +7,20 @@ import type { FormDefinition } from "../forms/form-definition.ts";
 import { formSummary } from "../forms/form-record.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
-import { renderedSections } from "../settings/form-settings.ts";
-import { inventoryCount } from "../settings/inventory.ts";
+import { renderedSections } from "../settings/sections/registry.ts";
 
 /** Reads a datalist's values at most once per request; none when the owner lacks it. */
 type DatalistValues = (datalistId: string) => Promise<string[]>;
 
 /**
  * F5: what a page needs to render the form: its definition, with the options of
- * datalist-backed and dynamic fields filled in from their datalist; the sections that drive
- * rendering, with each cascading rule's datalists replaced by their values; and each limited
- * option with what is `remaining` of it (docs/design.md §11). A form posted to before comes from
- * this instance's snapshot of it when the version in its counter record says it is current
- * (form-snapshots.ts), like S2, and so do the datalists its owner is known to hold; the
- * datalists' entries are read each time.
+ * datalist-backed and dynamic fields filled in from their datalist, and the sections that
+ * drive rendering, each as its module renders it (sections/registry.ts): each cascading
+ * rule's datalists replaced by their values, each limited option with what is `remaining` of
+ * it (docs/design.md §11). A form posted to before comes from this instance's snapshot of it
+ * when the version in its counter record says it is current (form-snapshots.ts), like S2,
+ * and so do the datalists its owner is known to hold; the datalists' entries are read each
+ * time.
  */
 export async function renderForm(ctx: Context, caller: Caller | null, formId: string) {
   const counter = await readFormCounter(ctx, formId);
@@ -29,14 +29,9 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
   if (version !== null && !snapshot) throw formNotFound();
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot ?? undefined);
   const form_configuration: Record<string, unknown> = formSummary(form).form_configuration;
-  for (const section of renderedSections) {
-    if (form.form_configuration[section] !== undefined) {
-      form_configuration[section] = form.form_configuration[section];
-    }
-  }
   const rules = compileRules(form);
   const held = new Map<string, Promise<string[]>>();
-  const values: DatalistValues = (id) => {
+  const datalistValues: DatalistValues = (id) => {
     let read = held.get(id);
     if (!read) {
       const owned = snapshot?.ownedDatalists.includes(id)
@@ -47,18 +42,16 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
     }
     return read;
   };
-  if (rules.cascades.size) {
-    form_configuration.privatedatalistlogicsettings = { rules: await cascadesOf(rules, values) };
-  }
-  if (rules.inventory.length) {
-    form_configuration.quantitylimitsettings = {
-      inventory: inventoryOf(counter?.record.counts ?? {}, rules),
-    };
+  const counts = counter?.record.counts ?? {};
+  for (const { name, rendered } of renderedSections) {
+    const stored = form.form_configuration[name];
+    const value = await rendered?.value({ stored, rules, counts, datalistValues });
+    if (value !== undefined) form_configuration[name] = value;
   }
   return {
     id: form.id,
     form_configuration,
-    form_definition: await withDatalistOptions(form.form_definition, rules, values),
+    form_definition: await withDatalistOptions(form.form_definition, rules, datalistValues),
   };
 }
 
@@ -77,25 +70,4 @@ async function withDatalistOptions(
     }
   }
   return resolved;
-}
-
-/** The cascading rules with every branch a list of options. */
-async function cascadesOf(rules: FormRules, values: DatalistValues) {
-  const rendered = [];
-  for (const [name, cascade] of rules.cascades) {
-    const options_by_value: Record<string, string[]> = {};
-    for (const [value, branch] of Object.entries(cascade.optionsByValue)) {
-      options_by_value[value] = Array.isArray(branch) ? branch : await values(branch.datalist_id);
-    }
-    rendered.push({ unique_system_name: name, depends_on: cascade.dependsOn, options_by_value });
-  }
-  return rendered;
-}
-
-/** Each limited option with what is left of it, from the form's counts as read. */
-function inventoryOf(counts: Readonly<Record<string, number>>, rules: FormRules) {
-  return rules.inventory.map((item) => {
-    const taken = counts[inventoryCount(item.unique_system_name, item.option)] ?? 0;
-    return { ...item, remaining: Math.max(0, item.quantity - taken) };
-  });
 }

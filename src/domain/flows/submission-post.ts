@@ -36,7 +36,8 @@ import type {
 } from "../records/submission-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
-import { thanksPageOf } from "../settings/thanks-page.ts";
+import { submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
+import { thanksPageOf } from "../settings/sections/thanks-page.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
 import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import {
@@ -160,11 +161,6 @@ function countsOf(counter: Stored<CounterRecord> | null, checked: CheckedPost) {
   return counts;
 }
 
-interface QuantityLimitSettings {
-  max_total_submissions?: number | null;
-  closes_at_utc?: string | null;
-}
-
 /** A post checked against one snapshot of its form. */
 interface CheckedPost {
   snapshot: FormSnapshot;
@@ -193,7 +189,7 @@ async function checkPost(
 ): Promise<CheckedPost> {
   const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
-  const limits = (form.form_configuration.quantitylimitsettings ?? {}) as QuantityLimitSettings;
+  const limits = submissionLimitsOf(form);
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
     throw new ServiceError("form_closed", "This form is closed to new submissions");
   }

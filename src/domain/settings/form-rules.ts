@@ -1,44 +1,17 @@
 /**
  * The form engine's rules (docs/design.md §11), compiled once per form version and applied to a
  * submission in one pass: calculations in their order, then the conditions over the values
- * with the results in place. Sections are read leniently: one that no longer parses, or a
- * rule naming a field since removed from the definition, is left out, never an error.
+ * with the results in place. What each section adds to the rules is its module's `compile`
+ * (sections/), read leniently: a section that no longer parses, or a rule naming a field
+ * since removed from the definition, adds nothing, never an error.
  */
-import * as v from "valibot";
 import { compileDefinition, type FormField } from "../forms/form-definition.ts";
 import type { FormRecord } from "../forms/form-record.ts";
-import {
-  type CompiledExpression,
-  compileExpression,
-  type LogicData,
-  truthy,
-} from "./json-logic.ts";
-import {
-  calculatedFieldsSchema,
-  cascadingListsSchema,
-  conditionalLogicSchema,
-  dynamicDataFieldsSchema,
-  type InventoryItem,
-  inventorySchema,
-} from "./rule-sections.ts";
+import type { FormRules, RuleParts } from "./compiled-rules.ts";
+import { type LogicData, truthy } from "./json-logic.ts";
+import { settingsSections } from "./sections/registry.ts";
 
-/** Where a cascading field's options come from, by the value of the field it depends on. */
-export interface Cascade {
-  dependsOn: string;
-  optionsByValue: Readonly<Record<string, string[] | { datalist_id: string }>>;
-}
-
-/** A form's rules, compiled. */
-export interface FormRules {
-  conditions: { fields: string[]; action: "show" | "require"; when: CompiledExpression }[];
-  calculations: { name: string; run: CompiledExpression }[];
-  /** Limited options of fields that exist. */
-  inventory: InventoryItem[];
-  /** Cascading fields by name. */
-  cascades: ReadonlyMap<string, Cascade>;
-  /** Fields whose options come from a datalist, by name: the datalist id. */
-  dynamic: ReadonlyMap<string, string>;
-}
+export type { Cascade, FormRules } from "./compiled-rules.ts";
 
 /** What one evaluation decided. */
 export interface Evaluation {
@@ -64,54 +37,27 @@ export function compileRules(form: FormRecord): FormRules {
   const held = compiled.get(form);
   if (held) return held;
   const { fields } = compileDefinition(form.form_definition);
-  const config = form.form_configuration;
-  const known = (name: string) => fields.has(name);
-  const logic = section(conditionalLogicSchema, config.conditionallogicsettings)?.rules ?? [];
-  const calcs = section(calculatedFieldsSchema, config.calculatedfieldsettings)?.fields ?? [];
-  const limits = section(
-    v.object({ inventory: v.array(inventorySchema) }),
-    config.quantitylimitsettings,
-  );
-  const cascades = section(cascadingListsSchema, config.privatedatalistlogicsettings)?.rules ?? [];
-  const dynamic = section(dynamicDataFieldsSchema, config.dynamicdatafieldsettings)?.fields ?? [];
+  const parts: Required<RuleParts> = {
+    conditions: [],
+    calculations: [],
+    inventory: [],
+    cascades: [],
+    dynamic: [],
+  };
+  for (const section of settingsSections) {
+    if (!section.compile) continue;
+    const added = section.compile(form.form_configuration[section.name], fields);
+    for (const kind of Object.keys(parts) as (keyof RuleParts)[]) {
+      (parts[kind] as unknown[]).push(...(added[kind] ?? []));
+    }
+  }
   const rules: FormRules = {
-    conditions: logic.map((rule) => ({
-      fields: rule.fields.filter(known),
-      action: rule.action,
-      when: compileExpression(rule.when),
-    })),
-    calculations: calcs
-      // A file field's value names attachments: never one a calculation could make up.
-      .filter(
-        (calc) =>
-          known(calc.unique_system_name) && fields.get(calc.unique_system_name)?.type !== "file",
-      )
-      .map((calc) => ({ name: calc.unique_system_name, run: compileExpression(calc.expression) })),
-    inventory: (limits?.inventory ?? []).filter((item) => known(item.unique_system_name)),
-    cascades: new Map(
-      cascades
-        .filter((rule) => known(rule.unique_system_name) && known(rule.depends_on))
-        .map((rule) => [
-          rule.unique_system_name,
-          { dependsOn: rule.depends_on, optionsByValue: rule.options_by_value },
-        ]),
-    ),
-    dynamic: new Map(
-      dynamic
-        .filter((f) => known(f.unique_system_name))
-        .map((f) => [f.unique_system_name, f.datalist_id]),
-    ),
+    ...parts,
+    cascades: new Map(parts.cascades),
+    dynamic: new Map(parts.dynamic),
   };
   if (Object.isFrozen(form)) compiled.set(form, rules);
   return rules;
-}
-
-function section<T extends v.GenericSchema>(
-  schema: T,
-  value: unknown,
-): v.InferOutput<T> | undefined {
-  const parsed = v.safeParse(schema, value);
-  return parsed.success ? parsed.output : undefined;
 }
 
 /**

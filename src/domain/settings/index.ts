@@ -1,14 +1,11 @@
 /**
- * The form settings sections (docs/design.md §11): what each section may hold (its schema, the
- * domain's rule wherever the section comes from), the checks against the form's definition,
- * and the form engine that applies rules, calculations, cascading lists, limited options
- * and the thanks page to a submission. F2's route parses a section with these schemas
- * (src/schemas/settings.ts) and calls `updateSettingsSection`.
+ * The form settings sections (docs/design.md §11), one module each under sections/, listed
+ * in sections/registry.ts: what each section may hold (its schema, the domain's rule
+ * wherever the section comes from), its checks against the form's definition, what the form
+ * engine compiles from it, what F5 renders and what the hosted page does with it live. F2's
+ * route parses a section with these schemas (src/schemas/settings.ts) and calls
+ * `updateSettingsSection`.
  */
-export {
-  behaviourSections,
-  plainSections,
-  renderedSections,
-  settingsSections,
-  updateSettingsSection,
-} from "./form-settings.ts";
+export { updateSettingsSection } from "./form-settings.ts";
+export { renderedSections, sectionNamed, settingsSections } from "./sections/registry.ts";
+export type { LiveFeature, SettingsSection } from "./sections/section.ts";

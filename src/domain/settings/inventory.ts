@@ -9,7 +9,7 @@
  */
 import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
 import type { SubmissionRecord, SubmittedField } from "../records/submission-record.ts";
-import type { FormRules } from "./form-rules.ts";
+import type { FormRules } from "./compiled-rules.ts";
 
 /** The counter record's count of one limited option. */
 export function inventoryCount(field: string, option: string): string {

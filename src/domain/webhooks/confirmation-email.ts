@@ -3,20 +3,12 @@ import * as v from "valibot";
 import type { MailMessage } from "../../ports/mailer.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import type { SubmissionRecord } from "../records/submission-record.ts";
-import { templateProblem } from "../settings/action-sections.ts";
-import { parseSection } from "../settings/parsed-sections.ts";
+import {
+  confirmationEmailSettingsOf,
+  templateProblem,
+} from "../settings/sections/confirmation-email.ts";
 
 const address = v.pipe(v.string(), v.trim(), v.email());
-
-/** `form_configuration.confirmationemailsettings` (docs/design.md §11), as read when sending. */
-const settingsSchema = v.looseObject({
-  enabled: v.optional(v.boolean(), false),
-  recipient_field: v.optional(v.string(), ""),
-  additional_recipients: v.optional(v.array(v.unknown()), []),
-  reply_to: v.optional(v.unknown()),
-  subject: v.optional(v.string(), ""),
-  body_text: v.optional(v.string(), ""),
-});
 
 /**
  * The confirmation e-mail a stored submission calls for, or `null` when none: the section
@@ -32,9 +24,8 @@ export function confirmationEmailOf(
   form: FormRecord,
   submission: SubmissionRecord,
 ): MailMessage | null {
-  const parsed = parseSection(settingsSchema, form.form_configuration.confirmationemailsettings);
-  if (!parsed.success || !parsed.output.enabled) return null;
-  const settings = parsed.output;
+  const settings = confirmationEmailSettingsOf(form);
+  if (!settings?.enabled) return null;
   // F2 refuses such templates; one stored before it did sends nothing rather than failing S2.
   if (templateProblem(settings.subject) || templateProblem(settings.body_text)) return null;
   const view: Record<string, string> = {};

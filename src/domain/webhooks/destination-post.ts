@@ -1,7 +1,6 @@
 import type { FormRecord } from "../forms/form-record.ts";
 import { publicSubmission, type SubmissionRecord } from "../records/submission-record.ts";
-import { destinationSchema } from "../settings/action-sections.ts";
-import { parseSection } from "../settings/parsed-sections.ts";
+import { destinationSettingsOf } from "../settings/sections/destination.ts";
 
 /** Where a form's destination post goes, with its custom header if any. */
 export interface DestinationTarget {
@@ -16,9 +15,9 @@ export interface DestinationTarget {
  * webhook, so that a changed header or URL applies to the retries too.
  */
 export function destinationOf(form: FormRecord): DestinationTarget | null {
-  const parsed = parseSection(destinationSchema, form.form_configuration.destinationsettings);
-  if (!parsed.success || !parsed.output.enabled || !parsed.output.destination_url) return null;
-  const { destination_url, http_header_key, http_header_value } = parsed.output;
+  const settings = destinationSettingsOf(form);
+  if (!settings?.enabled || !settings.destination_url) return null;
+  const { destination_url, http_header_key, http_header_value } = settings;
   const url = new URL(destination_url);
   return { url, headers: http_header_key ? { [http_header_key]: http_header_value } : {} };
 }

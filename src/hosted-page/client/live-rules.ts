@@ -5,24 +5,25 @@
  * server applies them again on submit and stays the authority. Runs in the browser only.
  */
 import { LogicEngine } from "json-logic-engine";
+import type { LiveFeature } from "../../domain/settings/index.ts";
 
-/** The sections of F5's `form_configuration` the page applies. */
-export interface PageRules {
-  conditionallogicsettings?: {
-    rules?: { fields: string[]; action: "show" | "require"; when: unknown }[];
+/** One item of each feature, as the sections feeding it give it from F5's answer. */
+interface LiveItem {
+  conditions: { fields: string[]; action: "show" | "require"; when: unknown };
+  calculations: { unique_system_name: string; expression: unknown };
+  cascades: {
+    unique_system_name: string;
+    depends_on: string;
+    options_by_value: Record<string, string[]>;
   };
-  calculatedfieldsettings?: { fields?: { unique_system_name: string; expression: unknown }[] };
-  privatedatalistlogicsettings?: {
-    rules?: {
-      unique_system_name: string;
-      depends_on: string;
-      options_by_value: Record<string, string[]>;
-    }[];
-  };
-  quantitylimitsettings?: {
-    inventory?: { unique_system_name: string; option: string; remaining: number }[];
-  };
+  inventory: { unique_system_name: string; option: string; remaining: number };
 }
+
+/**
+ * What the page applies, by feature (the settings sections say which they feed: their
+ * `live`, src/domain/settings/sections/).
+ */
+export type PageRules = { [F in LiveFeature]?: LiveItem[F][] };
 
 // `run` interprets with closures and never compiles with eval, which the page's CSP forbids.
 const engine = new LogicEngine();
@@ -63,7 +64,7 @@ function logicValue(field: HTMLElement, value: string): string | number {
 /** Applies `rules` to `form` now and after every change a person makes. */
 export function applyRules(form: HTMLFormElement, rules: PageRules): void {
   const fields = fieldsOf(form);
-  const calculations = rules.calculatedfieldsettings?.fields ?? [];
+  const calculations = rules.calculations ?? [];
   for (const { unique_system_name: name } of calculations) {
     const control = fields.get(name)?.querySelector("input");
     if (control) control.readOnly = true;
@@ -82,12 +83,12 @@ export function applyRules(form: HTMLFormElement, rules: PageRules): void {
       if (control) control.value = String(value);
     }
     const hidden = new Set<string>();
-    for (const rule of rules.conditionallogicsettings?.rules ?? []) {
+    for (const rule of rules.conditions ?? []) {
       if (rule.action !== "show" || engine.truthy(evaluate(rule.when, data))) continue;
       for (const name of rule.fields) hidden.add(name);
     }
     for (const [name, field] of fields) field.hidden = hidden.has(name);
-    for (const rule of rules.privatedatalistlogicsettings?.rules ?? []) {
+    for (const rule of rules.cascades ?? []) {
       const field = fields.get(rule.unique_system_name);
       const chosen = currentValue(fields.get(rule.depends_on) ?? field ?? form);
       const offered = Object.hasOwn(rule.options_by_value, chosen)
@@ -95,7 +96,7 @@ export function applyRules(form: HTMLFormElement, rules: PageRules): void {
         : [];
       if (field) narrowOptions(field, offered);
     }
-    for (const item of rules.quantitylimitsettings?.inventory ?? []) {
+    for (const item of rules.inventory ?? []) {
       const field = fields.get(item.unique_system_name);
       if (field && item.remaining <= 0) soldOut(field, item.option);
     }

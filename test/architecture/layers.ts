@@ -72,3 +72,57 @@ export const layers: Layer[] = [
   { name: "adapter cosmos", files: ["adapters/cosmos/*"], mayImport: ["kit"] },
   { name: "adapter azure-blob", files: ["adapters/azure-blob/*"], mayImport: ["kit"] },
 ];
+
+/**
+ * The concept folders of `src/domain`, bottom → top. A domain file imports files of its own
+ * folder and of the floors below it, never above; files directly in `src/domain`
+ * (`context.ts`, `device.ts`) stand on the bottom floor with `records`. `src/README.md` shows
+ * the same list.
+ */
+export const domainFloors = [
+  "records",
+  "accounts",
+  "quotas",
+  "datalists",
+  "forms",
+  "settings",
+  "attachments",
+  "submissions",
+  "webhooks",
+  "flows",
+];
+
+/**
+ * What the domain and the ports never import: files, sockets, DNS, HTTP, the Azure SDKs and
+ * lowdb all come in through a port on the context. `node:fs` bans `fs` and `fs/promises` too;
+ * `@azure/*` bans the scope.
+ */
+export const coreBans = {
+  dirs: ["src/domain", "src/ports"],
+  modules: [
+    "node:fs",
+    "node:net",
+    "node:dns",
+    "node:http",
+    "node:https",
+    "node:http2",
+    "@azure/*",
+    "lowdb",
+  ],
+};
+
+/** What every adapter may import besides Node's modules and the packages it declares. */
+export const kitEntries = ["formwork/ports", "formwork/ports/kit"];
+
+/**
+ * The packages each adapter (`adapters/<name>/`) declares: besides them it imports only the
+ * kit and `node:` modules. Each is a dependency or a peer dependency in package.json (an
+ * optional peer when only that adapter needs it).
+ */
+export const adapterPackages: Record<string, string[]> = {
+  memory: [],
+  lowdb: ["lowdb", "proper-lockfile"],
+  fs: [],
+  cosmos: ["@azure/cosmos"],
+  "azure-blob": ["@azure/storage-blob"],
+};

@@ -34,11 +34,6 @@ export {
   type ValidationIssue,
 } from "./kernel/errors.ts";
 export {
-  createSmtpMailer,
-  nodemailerMessage,
-  type SmtpMailerOptions,
-} from "./mail/smtp-mailer.ts";
-export {
   type ConnectionInfo,
   createFormService,
   defaultLimits,

@@ -26,7 +26,6 @@ export const layers: Layer[] = [
   { name: "schemas", files: ["src/schemas/*"], mayImport: ["domain-api", "kernel"] },
   { name: "http", files: ["src/http/*"], mayImport: ["kernel", "ports"] },
   { name: "webhooks", files: ["src/webhooks/*"], mayImport: ["kernel", "ports"] },
-  { name: "mail", files: ["src/mail/*"], mayImport: ["kernel", "ports"] },
   { name: "hosted-page", files: ["src/hosted-page/**"], mayImport: ["domain-api", "kernel"] },
   { name: "openapi", files: ["src/openapi/*"], mayImport: ["schemas", "domain-api", "kernel"] },
   {
@@ -58,7 +57,6 @@ export const layers: Layer[] = [
       "auth",
       "http",
       "webhooks",
-      "mail",
       "domain-api",
       "kernel",
       "kit",
@@ -71,6 +69,7 @@ export const layers: Layer[] = [
   { name: "adapter fs", files: ["adapters/fs/*"], mayImport: ["kit"] },
   { name: "adapter cosmos", files: ["adapters/cosmos/*"], mayImport: ["kit"] },
   { name: "adapter azure-blob", files: ["adapters/azure-blob/*"], mayImport: ["kit"] },
+  { name: "adapter smtp", files: ["adapters/smtp/*"], mayImport: ["kit"] },
 ];
 
 /**
@@ -125,4 +124,5 @@ export const adapterPackages: Record<string, string[]> = {
   fs: [],
   cosmos: ["@azure/cosmos"],
   "azure-blob": ["@azure/storage-blob"],
+  smtp: ["nodemailer"],
 };

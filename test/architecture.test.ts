@@ -1,6 +1,9 @@
 /**
  * The layer table (test/architecture/layers.ts, shown in src/README.md) holds for every
- * import in src/ and adapters/, and the checker itself catches an edge outside it.
+ * import in src/ and adapters/; the domain's concept folders stand on floors, with no circle
+ * among its files; the domain and the ports import nothing that reaches outside; each adapter
+ * imports only the kit, Node's modules and the packages it declares; src/ only hard
+ * dependencies. The checkers themselves are shown catching each rule broken in a made-up tree.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -132,6 +135,15 @@ describe("the packages each part imports", () => {
 
   it("finds every package an adapter declares in package.json", () => {
     assert.deepEqual(undeclaredInPackageJson(adapterPackages, packageJson), []);
+  });
+
+  it("makes each peer dependency optional, and one that an adapter declares", () => {
+    const declared = new Set(Object.values(adapterPackages).flat());
+    for (const peer of Object.keys(packageJson.peerDependencies ?? {})) {
+      assert.ok(declared.has(peer), `${peer} is a peer dependency that no adapter declares`);
+      const optional = packageJson.peerDependenciesMeta?.[peer]?.optional;
+      assert.equal(optional, true, `${peer} is a peer dependency that is not optional`);
+    }
   });
 
   it("builds src/ from hard dependencies only, so that `formwork` loads without its peers", () => {

@@ -11,6 +11,7 @@ export interface PackageJson {
   name: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 /** The package a specifier names: `@azure/cosmos/x` → `@azure/cosmos`, `lowdb/node` → `lowdb`. */

@@ -33,11 +33,6 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./kernel/errors.ts";
-export {
-  createSmtpMailer,
-  nodemailerMessage,
-  type SmtpMailerOptions,
-} from "./mail/smtp-mailer.ts";
 export type { ConnectionInfo } from "./request-server.ts";
 export { createFormService, type FormService } from "./service.ts";
 export { defaultLimits, type FormServiceOptions } from "./service-options.ts";

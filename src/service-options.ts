@@ -30,7 +30,8 @@ export interface FormServiceOptions {
    */
   allowPrivateWebhookDestinations?: boolean;
   /**
-   * Sends the forms' confirmation e-mails (docs/design.md §11), e.g. `createSmtpMailer(…)`.
+   * Sends the forms' confirmation e-mails (docs/design.md §11), e.g. `createSmtpMailer(…)` from
+   * `formwork/adapters/smtp`.
    * @default undefined: no e-mail can be sent; each one a form calls for counts as failed
    */
   mailer?: Mailer;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { link, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { nodemailerMessage } from "formwork";
+import { nodemailerMessage } from "formwork/adapters/smtp";
 import type { Mailer } from "formwork/ports";
 import nodemailer from "nodemailer";
 

@@ -1,10 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import {
-  createHttpWebhookSender,
-  createSmtpMailer,
-  type FormService,
-  type FormServiceOptions,
-} from "formwork";
+import { createHttpWebhookSender, type FormService, type FormServiceOptions } from "formwork";
+import { createSmtpMailer } from "formwork/adapters/smtp";
 import type { ServerConfig } from "./config.ts";
 import { countryOf } from "./country.ts";
 import { createFileMailer } from "./file-mailer.ts";

@@ -36,6 +36,26 @@ export function sourceFiles(root: string, dirs: string[]): string[] {
   return files.sort();
 }
 
+/** One import as written: the importing file, the specifier and its line. */
+export interface ImportSpecifier {
+  from: string;
+  specifier: string;
+  line: number;
+}
+
+/** Every import `files` make, as written: of project files, packages and Node's modules. */
+export function readSpecifiers(root: string, files: string[]): ImportSpecifier[] {
+  const found: ImportSpecifier[] = [];
+  for (const from of files) {
+    const text = readFileSync(path.join(root, from), "utf8");
+    for (const match of text.matchAll(importPattern)) {
+      const line = text.slice(0, match.index).split("\n").length;
+      found.push({ from, specifier: match[1] as string, line });
+    }
+  }
+  return found;
+}
+
 /**
  * Every import of a project file made by `files`: relative specifiers, and the package's own
  * entry points (`formwork`, `formwork/ports`, …) through package.json's `exports`. Imports of
@@ -44,22 +64,17 @@ export function sourceFiles(root: string, dirs: string[]): string[] {
 export function readImports(root: string, files: string[]): ImportEdge[] {
   const selfExports = packageEntries(root);
   const edges: ImportEdge[] = [];
-  for (const from of files) {
-    const text = readFileSync(path.join(root, from), "utf8");
-    for (const match of text.matchAll(importPattern)) {
-      const specifier = match[1] as string;
-      const to = specifier.startsWith(".")
-        ? path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier))
-        : selfExports.get(specifier);
-      if (!to) continue;
-      const line = text.slice(0, match.index).split("\n").length;
-      edges.push({ from, to, line });
-    }
+  for (const { from, specifier, line } of readSpecifiers(root, files)) {
+    const to = specifier.startsWith(".")
+      ? path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier))
+      : selfExports.get(specifier);
+    if (to) edges.push({ from, to, line });
   }
   return edges;
 }
 
-function packageEntries(root: string): Map<string, string> {
+/** The package's own entry points: `formwork/ports` → `src/ports/index.ts`, … */
+export function packageEntries(root: string): Map<string, string> {
   const file = path.join(root, "package.json");
   const entries = new Map<string, string>();
   if (!existsSync(file)) return entries;

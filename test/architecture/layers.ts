@@ -27,7 +27,6 @@ export const layers: Layer[] = [
   { name: "schemas", files: ["src/schemas/*"], mayImport: ["domain-api", "kernel"] },
   { name: "http", files: ["src/http/*"], mayImport: ["kernel", "ports"] },
   { name: "webhooks", files: ["src/webhooks/*"], mayImport: ["kernel", "ports"] },
-  { name: "mail", files: ["src/mail/*"], mayImport: ["kernel", "ports"] },
   { name: "hosted-page", files: ["src/hosted-page/**"], mayImport: ["domain-api", "kernel"] },
   { name: "openapi", files: ["src/openapi/*"], mayImport: ["schemas", "domain-api", "kernel"] },
   {
@@ -59,7 +58,6 @@ export const layers: Layer[] = [
       "auth",
       "http",
       "webhooks",
-      "mail",
       "domain-api",
       "kernel",
       "contracts",
@@ -73,4 +71,60 @@ export const layers: Layer[] = [
   { name: "adapter fs", files: ["adapters/fs/*"], mayImport: ["contracts", "kit"] },
   { name: "adapter cosmos", files: ["adapters/cosmos/*"], mayImport: ["contracts", "kit"] },
   { name: "adapter azure-blob", files: ["adapters/azure-blob/*"], mayImport: ["contracts", "kit"] },
+  { name: "adapter smtp", files: ["adapters/smtp/*"], mayImport: ["contracts", "kit"] },
 ];
+
+/**
+ * The concept folders of `src/domain`, bottom → top. A domain file imports files of its own
+ * folder and of the floors below it, never above; files directly in `src/domain`
+ * (`context.ts`, `device.ts`) stand on the bottom floor with `records`. `src/README.md` shows
+ * the same list.
+ */
+export const domainFloors = [
+  "records",
+  "accounts",
+  "quotas",
+  "datalists",
+  "forms",
+  "settings",
+  "attachments",
+  "submissions",
+  "webhooks",
+  "flows",
+];
+
+/**
+ * What the domain and the ports never import: files, sockets, DNS, HTTP, the Azure SDKs and
+ * lowdb all come in through a port on the context. `node:fs` bans `fs` and `fs/promises` too;
+ * `@azure/*` bans the scope.
+ */
+export const coreBans = {
+  dirs: ["src/domain", "src/ports"],
+  modules: [
+    "node:fs",
+    "node:net",
+    "node:dns",
+    "node:http",
+    "node:https",
+    "node:http2",
+    "@azure/*",
+    "lowdb",
+  ],
+};
+
+/** What every adapter may import besides Node's modules and the packages it declares. */
+export const kitEntries = ["formwork/ports", "formwork/ports/kit"];
+
+/**
+ * The packages each adapter (`adapters/<name>/`) declares: besides them it imports only the
+ * kit and `node:` modules. Each is a dependency or a peer dependency in package.json (an
+ * optional peer when only that adapter needs it).
+ */
+export const adapterPackages: Record<string, string[]> = {
+  memory: [],
+  lowdb: ["lowdb", "proper-lockfile"],
+  fs: [],
+  cosmos: ["@azure/cosmos"],
+  "azure-blob": ["@azure/storage-blob"],
+  smtp: ["nodemailer"],
+};

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createSmtpMailer } from "../../adapters/smtp/index.ts";
 import type { FormRecord } from "../../src/domain/forms/form-record.ts";
 import { collections } from "../../src/domain/records/collections.ts";
-import { createFormService, createSmtpMailer } from "../../src/index.ts";
+import { createFormService } from "../../src/index.ts";
 import { settingsPath } from "../form-fixture.ts";
 import { request } from "../helpers.ts";
 import { startReceiver } from "../webhooks/receiver.ts";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createSmtpMailer } from "../../adapters/smtp/index.ts";
 import {
   createFormService,
   createHttpWebhookSender,
-  createSmtpMailer,
   type FormServiceOptions,
 } from "../../src/index.ts";
 import { settingsPath } from "../form-fixture.ts";

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
+import { createSmtpMailer } from "../../adapters/smtp/index.ts";
 import { collections } from "../../src/domain/records/collections.ts";
 import {
   createFormService,
   createHttpWebhookSender,
-  createSmtpMailer,
   type FormServiceOptions,
 } from "../../src/index.ts";
 import type { Store } from "../../src/ports/store.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createSmtpMailer } from "../../src/mail/smtp-mailer.ts";
+import { createSmtpMailer } from "../../adapters/smtp/index.ts";
 import { MailRejectedError } from "../../src/ports/mailer.ts";
 import { downServerUrl, startInbox, startSilentServer } from "./smtp-inbox.ts";
 

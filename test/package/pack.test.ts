@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -23,6 +23,7 @@ const expectedExports: Record<string, string[]> = {
   "./adapters/fs": ["createFsBlobStore"],
   "./adapters/cosmos": ["createCosmosStore"],
   "./adapters/azure-blob": ["createAzureBlobStore"],
+  "./adapters/smtp": ["createSmtpMailer", "nodemailerMessage"],
 };
 
 /**
@@ -41,8 +42,22 @@ function packJson(stdout: string) {
   return JSON.parse(stdout.slice(start))[0] as { filename: string; files: { path: string }[] };
 }
 
+/** Installs `packages` into a new project `name` under `dir`, from npm's cache alone. */
+async function installOffline(dir: string, name: string, packages: string[]): Promise<string> {
+  const project = join(dir, name);
+  await mkdir(project);
+  await writeFile(
+    join(project, "package.json"),
+    JSON.stringify({ name: "scratch", private: true, type: "module" }),
+  );
+  const flags = ["--no-audit", "--no-fund", "--offline", "--ignore-scripts"];
+  await run("npm", ["install", ...packages, ...flags], { cwd: project, env: cleanEnv() });
+  return project;
+}
+
 describe("the npm package", { timeout: 180_000 }, () => {
   let dir = "";
+  let tarball = "";
   let files: string[] = [];
   const subpaths = Object.keys(pkg.exports as Record<string, unknown>);
   const specifier = (subpath: string) => `formwork${subpath.slice(1)}`;
@@ -56,6 +71,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
       maxBuffer: 16 * 1024 * 1024,
     });
     const { filename, files: listed } = packJson(packed.stdout);
+    tarball = join(dir, filename);
     files = listed.map((file) => file.path);
     const project = join(dir, "project");
     await mkdir(project);
@@ -204,5 +220,57 @@ describe("the npm package", { timeout: 180_000 }, () => {
       env: cleanEnv(),
     }).catch((error: { stdout?: string }) => ({ failed: error.stdout ?? String(error) }));
     assert.ok(!("failed" in checked), "failed" in checked ? checked.failed : "");
+  });
+
+  describe("with only its hard dependencies installed", () => {
+    // Installed after the project above, which leaves in npm's cache all that these need.
+    const peers = Object.keys(pkg.peerDependencies ?? {});
+    const version = (name: string) => `${name}@${pkg.devDependencies[name]}`;
+    let bare = "";
+    let withLowdb = "";
+    before(async () => {
+      bare = await installOffline(dir, "bare", [tarball]);
+      withLowdb = await installOffline(dir, "with-lowdb", [tarball, version("lowdb")]);
+    });
+
+    /** Runs `script` as an ES module in `project`; what it prints, or the error's message. */
+    const node = (project: string, script: string) =>
+      run(process.execPath, ["--input-type=module", "-e", script], {
+        cwd: project,
+        env: cleanEnv(),
+      }).then(
+        ({ stdout }) => stdout.trim(),
+        (error: { stderr?: string }) => error.stderr ?? String(error),
+      );
+
+    it("installs none of the optional peers", async () => {
+      const installed = await readdir(join(bare, "node_modules"), { recursive: true });
+      const found = installed.filter((entry) =>
+        peers.some((peer) => entry === peer || entry.endsWith(`node_modules/${peer}`)),
+      );
+      assert.deepEqual(found, []);
+      assert.ok(installed.includes("valibot"), "the hard dependencies are installed");
+    });
+
+    it("serves requests from formwork and formwork/adapters/memory", async () => {
+      const script = `
+        import { createFormService } from "formwork";
+        import { createMemoryStore } from "formwork/adapters/memory";
+        import "formwork/ports";
+        import "formwork/testing";
+        const service = createFormService({ store: createMemoryStore() });
+        const response = await service.fetch(new Request("http://localhost/openapi.json"));
+        console.log(response.status);
+        await service.close();`;
+      assert.equal(await node(bare, script), "200");
+    });
+
+    it("names the package to install when an adapter's optional peer is missing", async () => {
+      const failure = (project: string, subpath: string) =>
+        node(project, `await import("formwork/adapters/${subpath}"); console.log("loaded");`);
+      assert.match(await failure(withLowdb, "lowdb"), /Cannot find package 'proper-lockfile'/);
+      assert.match(await failure(bare, "smtp"), /Cannot find package 'nodemailer'/);
+      assert.match(await failure(bare, "cosmos"), /Cannot find package '@azure\/cosmos'/);
+    });
   });
 });

@@ -9,7 +9,7 @@ const mailAccepted = 250;
 /**
  * One attempt to send an e-mail. Never given up while the mailer works on it: an SMTP
  * server may accept a message after any deadline of ours, and trying again then would send
- * it twice. The mailer's own timeouts bound it (src/mail/smtp-mailer.ts). A refusal for
+ * it twice. The mailer's own timeouts bound it (adapters/smtp/smtp-mailer.ts). A refusal for
  * good is `refused`, not retried; any other failure is a `network_error`, retried, with the
  * same Message-ID (`message.id`, the delivery id) so that receivers can drop a repeat.
  */

@@ -1,5 +1,5 @@
+import { type Mailer, type MailMessage, MailRejectedError } from "formwork/ports";
 import nodemailer from "nodemailer";
-import { type Mailer, type MailMessage, MailRejectedError } from "../ports/mailer.ts";
 
 /** Options of {@link createSmtpMailer}. */
 export interface SmtpMailerOptions {

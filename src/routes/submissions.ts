@@ -3,7 +3,8 @@ import { storeAttachment } from "../domain/attachments/index.ts";
 import type { Context } from "../domain/context.ts";
 import { deviceOf } from "../domain/device.ts";
 import { createSubmission, deleteSubmission, updateSubmission } from "../domain/flows/index.ts";
-import { accessFormToReport, accessFormToSubmit } from "../domain/forms/index.ts";
+import { accessFormToReport } from "../domain/forms/index.ts";
+import { accessFormToSubmit } from "../domain/settings/index.ts";
 import {
   exportSubmissions,
   getAttachmentLink,

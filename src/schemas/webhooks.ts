@@ -3,8 +3,8 @@ import {
   customHeaderEntries,
   headerPairComplete,
   headerPairIssue,
-  loggedActions,
-} from "../domain/webhooks/index.ts";
+} from "../domain/settings/index.ts";
+import { loggedActions } from "../domain/webhooks/index.ts";
 import { nameSchema } from "./common.ts";
 
 const url = v.pipe(

@@ -2,12 +2,13 @@ import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
 import { listEntryValues } from "../datalists/datalist-entries.ts";
 import { ownsDatalist } from "../datalists/datalists.ts";
-import { accessFormToSubmit, formNotFound } from "../forms/form-access.ts";
+import { formNotFound } from "../forms/form-access.ts";
 import type { FormDefinition } from "../forms/form-definition.ts";
 import { formSummary } from "../forms/form-record.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { renderedSections } from "../settings/sections/registry.ts";
+import { accessFormToSubmit } from "../settings/submit-access.ts";
 
 /** Reads a datalist's values at most once per request; none when the owner lacks it. */
 type DatalistValues = (datalistId: string) => Promise<string[]>;

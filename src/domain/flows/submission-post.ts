@@ -15,7 +15,7 @@ import { settledUploadsOf } from "../attachments/settled-uploads.ts";
 import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
 import { heldUploads, waitingWithout } from "../attachments/waiting-uploads.ts";
 import type { Context } from "../context.ts";
-import { accessFormToSubmit, formNotFound } from "../forms/form-access.ts";
+import { formNotFound } from "../forms/form-access.ts";
 import {
   type FormSnapshot,
   formCounter,
@@ -38,6 +38,7 @@ import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
 import { submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
 import { thanksPageOf } from "../settings/sections/thanks-page.ts";
+import { accessFormToSubmit } from "../settings/submit-access.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
 import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import {

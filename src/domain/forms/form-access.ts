@@ -1,9 +1,4 @@
-import {
-  ForbiddenError,
-  NotFoundError,
-  ServiceError,
-  UnauthorizedError,
-} from "../../kernel/errors.ts";
+import { ForbiddenError, NotFoundError } from "../../kernel/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { formsOpenToOthers } from "../accounts/customers.ts";
 import { sameTenant } from "../accounts/tenants.ts";
@@ -46,34 +41,6 @@ export function requireRole(access: FormAccess, ...anyOf: Role[]): void {
   throw new ForbiddenError("You do not have the role this needs on the form");
 }
 
-/**
- * Loads a form for the public side (F5, S2, S3): anyone while it is enabled and does not
- * require login; otherwise its owner or a holder of a submission role. With `loaded`, the
- * form is that one rather than read from the store.
- */
-export async function accessFormToSubmit(
-  ctx: Context,
-  caller: Caller | null,
-  formId: string,
-  loaded?: LoadedForm,
-): Promise<FormAccess> {
-  const access = await loadAccess(ctx, caller, formId, loaded);
-  if (access.isOwner || access.roles.has("has_form_submission")) return access;
-  if (access.roles.has("has_offline_form_submission")) return access;
-  const requiresLogin = (access.form.form_configuration.securitysettings as SecuritySettings)
-    ?.requires_login;
-  if (requiresLogin && !caller) throw new UnauthorizedError("This form requires signing in");
-  if (requiresLogin) throw formNotFound();
-  if (access.form.form_configuration.settings.is_disabled) {
-    throw new ServiceError("form_disabled", "This form is disabled");
-  }
-  return access;
-}
-
-interface SecuritySettings {
-  requires_login?: boolean;
-}
-
 /** A form record already read, with its etag, and within bounds (`withinBounds`). */
 export interface LoadedForm {
   form: FormRecord;
@@ -83,7 +50,12 @@ export interface LoadedForm {
 /** The roles of a caller who holds none: one set for every such request. */
 const noRoles: ReadonlySet<Role> = new Set();
 
-async function loadAccess(
+/**
+ * Loads a form with the roles `caller` holds on it (none for an anonymous caller), the
+ * paying rule applied; with `loaded`, the form is that one rather than read from the store.
+ * @throws {NotFoundError} when the form does not exist or is hidden from the caller.
+ */
+export async function loadAccess(
   ctx: Context,
   caller: Caller | null,
   formId: string,

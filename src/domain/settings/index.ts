@@ -4,8 +4,11 @@
  * wherever the section comes from), its checks against the form's definition, what the form
  * engine compiles from it, what F5 renders and what the hosted page does with it live. F2's
  * route parses a section with these schemas (src/schemas/settings.ts) and calls
- * `updateSettingsSection`.
+ * `updateSettingsSection`. `accessFormToSubmit` opens a form to the public side as its
+ * settings allow.
  */
+export { customHeaderEntries, headerPairComplete, headerPairIssue } from "./custom-headers.ts";
 export { updateSettingsSection } from "./form-settings.ts";
 export { renderedSections, sectionNamed, settingsSections } from "./sections/registry.ts";
 export type { LiveFeature, SettingsSection } from "./sections/section.ts";
+export { accessFormToSubmit } from "./submit-access.ts";

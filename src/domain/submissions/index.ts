@@ -1,8 +1,8 @@
 /**
- * Submissions: S2 posts one (a single `Store.batch` with its counts, deliveries, actions and
- * file claims), S1 reads one, S4/S5 list and export them, S6 edits and S7 deletes one, each
- * keeping the counts equal to the records after a crash. Routes pass an access checked by
- * the forms concept (`accessFormToReport`, `accessFormToSubmit`).
+ * Submissions: S1 reads one, S4/S5 list and export them, and the checks of submitted values
+ * that S2 and S6 make. Posting, editing and deleting one (S2, S6, S7) span concepts and are
+ * flows (../flows). Routes pass an access checked by the forms and settings concepts
+ * (`accessFormToReport`, `accessFormToSubmit`).
  */
 export { wordsOf } from "./search-words.ts";
 export { exportSubmissions, type SubmissionExportOptions } from "./submission-export.ts";

@@ -1,18 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
-import ipaddr from "ipaddr.js";
-
-/**
- * Whether an address is an ordinary public one. Loopback, private, link-local (which holds
- * the cloud metadata address 169.254.169.254), unique-local, carrier-grade NAT (where some
- * clouds put theirs), multicast, reserved and unspecified addresses are not.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  // `process` turns IPv4-mapped IPv6 (::ffff:127.0.0.1) back into the IPv4 it carries.
-  return ipaddr.process(address).range() === "unicast";
-}
+import { isPublicAddress } from "./public-addresses.ts";
 
 /**
  * Why a webhook destination may not be called, or `null` when it may: only `http` and

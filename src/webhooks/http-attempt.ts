@@ -3,7 +3,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { Webhook } from "standardwebhooks";
 import type { AttemptOutcome, WebhookMessage } from "../ports/webhook-sender.ts";
-import { isPublicAddress, publicOnlyLookup } from "./destination-guard.ts";
+import { publicOnlyLookup } from "./destination-guard.ts";
+import { isPublicAddress } from "./public-addresses.ts";
 
 /**
  * Kept-alive connections, one pool per kind of destination: a connection opened for a

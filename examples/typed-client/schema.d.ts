@@ -1084,7 +1084,10 @@ export interface components {
         } | {
             /** @default false */
             enabled?: boolean;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An http(s) URL without credentials. Like a webhook's, it must resolve to a public address unless the service allows private ones.
+             */
             destination_url?: string;
             /** @default  */
             http_header_key?: string;

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, test } from "node:test";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createFormService } from "../../src/index.ts";
+import { settingsPath } from "../form-fixture.ts";
+import { request } from "../helpers.ts";
 import { eventually, startReceiver } from "../webhooks/receiver.ts";
 import { flagsOf, withActionForm } from "./action-setup.ts";
 import { downServerUrl, startInbox, startSilentServer } from "./smtp-inbox.ts";
@@ -85,10 +89,20 @@ test("a failed destination post sets its flag, and a retry delivers it", async (
   assert.equal(receiver.received[0]?.body, receiver.received[1]?.body);
 });
 
-test("a destination on a private address is refused by the guard and not retried", async () => {
+test("a destination on a private address is refused at F2, and by the guard at delivery without retries", async () => {
   const receiver = await startReceiver([200]);
-  const env = await withActionForm({ allowPrivate: false });
-  await env.destination(receiver.url);
+  const store = createMemoryStore();
+  const env = await withActionForm({ allowPrivate: false, extra: { store } });
+  const path = settingsPath(env.formId, "destinationsettings");
+  const body = { enabled: true, destination_url: receiver.url };
+  const refused = await env.call("POST", path, { as: env.alice, body });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.equal(refused.body.issues[0].path, "destination_url");
+  // Stored as a service that allows private destinations stores it (or as F2 did before it
+  // checked destinations): the delivery refuses it all the same.
+  const permissive = createFormService({ store, allowPrivateWebhookDestinations: true });
+  after(() => permissive.close());
+  assert.equal((await request(permissive, "POST", path, { as: env.alice, body })).status, 200);
   assert.deepEqual(flagsOf(await env.submit()), { email: false, destination: true });
   assert.equal(receiver.received.length, 0);
 });

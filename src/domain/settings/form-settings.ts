@@ -3,13 +3,15 @@ import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import { saveForm } from "../forms/form-writes.ts";
+import { refuseUncallable } from "./destination-check.ts";
 import { sectionNamed } from "./sections/registry.ts";
 
 /**
  * F2: updates one settings section, checked against the form's definition by the section's
- * module (sections/), and stored as the module says: by default whole, under
- * `form_configuration.<section>`. Owner or editor. `value` is the section as
- * `parseSettingsSection` (schemas/settings.ts) read it from the request.
+ * module (sections/), its destination URLs checked as W2 checks a webhook's, and stored as
+ * the module says: by default whole, under `form_configuration.<section>`. Owner or editor.
+ * `value` is the section as `parseSettingsSection` (schemas/settings.ts) read it from the
+ * request.
  */
 export async function updateSettingsSection(
   ctx: Context,
@@ -24,6 +26,9 @@ export async function updateSettingsSection(
   const issues = settings?.issues?.(value, access.form.form_definition) ?? [];
   if (issues.length) {
     throw new ValidationError(`The ${section} body does not fit the form`, issues);
+  }
+  for (const destination of settings?.destinations?.(value) ?? []) {
+    await refuseUncallable(ctx, "destination", destination);
   }
   await saveForm(ctx, access, (form) => {
     if (settings?.save) settings.save(form.form_configuration, value);

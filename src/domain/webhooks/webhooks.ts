@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { NotFoundError, ValidationError } from "../../kernel/errors.ts";
+import { NotFoundError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { Caller } from "../accounts/caller.ts";
@@ -8,6 +8,7 @@ import { accessForm, requireRole } from "../forms/form-access.ts";
 import { formChanged } from "../forms/form-snapshots.ts";
 import { collections } from "../records/collections.ts";
 import type { WebhookRecord } from "../records/webhook-record.ts";
+import { refuseUncallable } from "../settings/destination-check.ts";
 
 /** What W2 takes, once parsed. */
 export interface WebhookInput {
@@ -41,12 +42,10 @@ export async function addWebhook(
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
   const destination = input.webhook_destination_url ?? input.webhook_url ?? "";
-  const problem = await ctx.destinations.problem(new URL(destination));
-  if (problem) {
-    throw new ValidationError(`The webhook destination ${problem}`, [
-      { path: "webhook_destination_url", message: problem },
-    ]);
-  }
+  await refuseUncallable(ctx, "webhook destination", {
+    path: "webhook_destination_url",
+    url: destination,
+  });
   const record: WebhookRecord = {
     id: newId(),
     form_id: formId,

@@ -20,6 +20,9 @@ const destinationUrl = v.pipe(
     const parsed = URL.parse(url);
     return parsed === null || (!parsed.username && !parsed.password);
   }, "must not carry credentials"),
+  v.description(
+    "An http(s) URL without credentials. Like a webhook's, it must resolve to a public address unless the service allows private ones.",
+  ),
 );
 
 const schema = v.pipe(
@@ -42,6 +45,10 @@ const schema = v.pipe(
 export const destinationSettings: SettingsSection<v.InferOutput<typeof schema>> = {
   name: "destinationsettings",
   schema,
+  // Whenever a URL is given, enabled or not, as W2 checks every webhook's: a disabled
+  // destination is enabled by an F2 that gives its URL again, checked then too.
+  destinations: ({ destination_url }) =>
+    destination_url ? [{ path: "destination_url", url: destination_url }] : [],
 };
 
 /**

@@ -9,6 +9,7 @@ import type { ValidationIssue } from "../../../kernel/errors.ts";
 import type { FormDefinition, FormField } from "../../forms/form-definition.ts";
 import type { FormRecord } from "../../forms/form-record.ts";
 import type { FormRules, RuleParts } from "../compiled-rules.ts";
+import type { NamedDestination } from "../destination-check.ts";
 
 /** What the hosted page applies live, each fed by the sections whose `live` names it. */
 export type LiveFeature = "conditions" | "calculations" | "cascades" | "inventory";
@@ -39,6 +40,12 @@ export interface SettingsSection<T extends Record<string, unknown> = Record<stri
    * options and expressions it names that the form does not have. One issue per fault.
    */
   issues?(value: T, definition: FormDefinition): ValidationIssue[];
+  /**
+   * The URLs in a value its schema accepted that the service will post to, each with its
+   * field: F2 refuses one the service may not call as W2 refuses a webhook's
+   * (destination-check.ts). None: the section names no destination.
+   */
+  destinations?(value: T): NamedDestination[];
   /**
    * How F2 stores an accepted value in the form's configuration.
    * @default the whole value under `form_configuration.<name>`

@@ -44,7 +44,7 @@ export function requestServer(
     admin,
     adminSecret: options.adminSecret,
     basePath,
-    rateLimits: createRateLimits(options.rateLimits),
+    rateLimits: createRateLimits(options.rateLimits, () => ctx.now().getTime()),
     onError: (error, request) => log.unexpected(error, request.requestId),
     onBodyAborted: (request) =>
       log.bodyAborted({

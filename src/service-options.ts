@@ -130,8 +130,10 @@ export interface FormServiceOptions {
   logger?: Logger;
   /**
    * Rate limits (429 `rate_limited` with `Retry-After` and `RateLimit-*` headers): per client
-   * address over F5, S2, S3 and the hosted page, per credential over the restricted routes.
-   * Counted in this instance's memory. @default 300 and 3000 requests a minute
+   * address over F5, S2, S3 and the hosted page, per credential over the restricted routes;
+   * and failed authentications per client address and per claimed id (429 with
+   * `Retry-After`). Counted in this instance's memory.
+   * @default 300 and 3000 requests a minute; 10 and 10 failures a minute
    */
   rateLimits?: RateLimitOptions;
 }

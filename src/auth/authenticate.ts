@@ -1,47 +1,41 @@
 import type { Caller } from "../domain/accounts/index.ts";
-import {
-  type AccountRecord,
-  findAccount,
-  findToken,
-  secretMatches,
-} from "../domain/accounts/index.ts";
+import { findAccount, findToken, secretMatches } from "../domain/accounts/index.ts";
 import type { Context } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
+import { credentialHeader } from "./credential-headers.ts";
+import type { FailureGuard } from "./failure-guard.ts";
 
-const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { carriesCredentials } from "./credential-headers.ts";
 
-/**
- * Whether a request names any credentials: an `Authorization` header (a customer login
- * token) or `TokenId`/`TokenSecret`. One without is anonymous, decided without a promise,
- * so that an anonymous S2 (the hot path) pays for no credential lookup at all.
- */
-export function carriesCredentials(headers: Headers): boolean {
-  return headers.has("authorization") || headers.has("TokenId") || headers.has("TokenSecret");
-}
+const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Finds who is calling from the request's credentials.
- * @returns the caller, or `null` when the request carries no credentials at all.
- * @throws {UnauthorizedError} when it carries credentials that are incomplete or wrong.
+ * Finds who is calling from the request's `TokenId` and `TokenSecret`; empty headers count
+ * as absent (docs/design.md §2). A wrong pair counts as a failure of the client's address
+ * and of the `TokenId` (docs/design.md §17).
+ * @returns the caller, or `null` when the request carries no account token at all.
+ * @throws {UnauthorizedError} when it carries one that is incomplete or wrong.
+ * @throws the 429 of `guard` when the client failed too often, before any lookup.
  */
-export async function authenticate(ctx: Context, headers: Headers): Promise<Caller | null> {
-  const tokenId = headers.get("TokenId");
-  const tokenSecret = headers.get("TokenSecret");
-  if (tokenId === null && tokenSecret === null) return null;
+export async function authenticate(
+  ctx: Context,
+  headers: Headers,
+  guard: FailureGuard,
+): Promise<Caller | null> {
+  const tokenId = credentialHeader(headers, "TokenId")?.toLowerCase();
+  const tokenSecret = credentialHeader(headers, "TokenSecret");
+  if (tokenId === undefined && tokenSecret === undefined) return null;
   if (!tokenId || !tokenSecret)
     throw new UnauthorizedError("Both TokenId and TokenSecret are required");
-  const account = await accountOfToken(ctx, tokenId.trim().toLowerCase(), tokenSecret.trim());
+  const claim = guidPattern.test(tokenId) ? `token:${tokenId}` : undefined;
+  // Before the lookup too: a client already refused costs no store read.
+  guard.check(claim);
+  const token = claim ? await findToken(ctx, tokenId) : null;
+  const matches = guard.attempt(
+    claim,
+    () => token !== null && secretMatches(tokenSecret, token.secret_hash),
+  );
+  const account = matches && token ? await findAccount(ctx, token.user_id) : null;
   if (!account) throw new UnauthorizedError("Unknown TokenId or wrong TokenSecret");
   return { userId: account.id, email: account.email };
-}
-
-async function accountOfToken(
-  ctx: Context,
-  tokenId: string,
-  secret: string,
-): Promise<AccountRecord | null> {
-  if (!guidPattern.test(tokenId)) return null;
-  const token = await findToken(ctx, tokenId);
-  if (!token || !secretMatches(secret, token.secret_hash)) return null;
-  return findAccount(ctx, token.user_id);
 }

@@ -9,6 +9,10 @@
 import RateLimiterMemory from "rate-limiter-flexible/lib/RateLimiterMemory.js";
 import RateLimiterRes from "rate-limiter-flexible/lib/RateLimiterRes.js";
 import { ServiceError } from "../kernel/errors.ts";
+import {
+  createFailedAuthentications,
+  type FailedAuthentications,
+} from "./failed-authentications.ts";
 
 /** Options of the rate limits, under `createFormService({ rateLimits })`. */
 export interface RateLimitOptions {
@@ -26,6 +30,22 @@ export interface RateLimitOptions {
    * @default 3000
    */
   credentialPerMinute?: number;
+  /**
+   * Failed authentications (a wrong `TokenSecret`, `PartnerSecret` or `AdminSecret`) a
+   * minute from one client address; past it, every secret from that address answers 429
+   * for the rest of the minute, before it is compared. 0 turns it off. Requests whose
+   * client address is unknown are not counted (docs/design.md §17).
+   * @default 10
+   */
+  failedAuthPerAddressPerMinute?: number;
+  /**
+   * Failed authentications a minute at one claimed id (a `TokenId`, a `PartnerId`, the admin
+   * secret) from all addresses together; past it, each address that has failed at that id
+   * in the minute answers 429 for it, while an address that has not may still try, so that
+   * the owner is not locked out by someone else's guesses. 0 turns it off.
+   * @default 10
+   */
+  failedAuthPerIdPerMinute?: number;
 }
 
 /** Which allowance a request draws on. */
@@ -38,8 +58,8 @@ export type RateLimitHeaders = Record<string, string>;
 export class RateLimitedError extends ServiceError {
   /** Headers the answer carries. */
   readonly headers: RateLimitHeaders;
-  constructor(headers: RateLimitHeaders) {
-    super("rate_limited", "Too many requests; try again later");
+  constructor(headers: RateLimitHeaders, message = "Too many requests; try again later") {
+    super("rate_limited", message);
     this.headers = headers;
   }
 }
@@ -52,10 +72,18 @@ export interface RateLimits {
    * @throws {RateLimitedError} when the key has used up its allowance for the minute.
    */
   take(kind: RateLimitKind, key: string): Promise<RateLimitHeaders | null>;
+  /** The counts of wrong secrets, which refuse a client guessing them (docs/design.md §17). */
+  readonly failedAuthentications: FailedAuthentications;
 }
 
-/** Creates the limits from their options. */
-export function createRateLimits(options: RateLimitOptions = {}): RateLimits {
+/**
+ * Creates the limits from their options.
+ * @param now the clock of the failed-authentication windows, in milliseconds.
+ */
+export function createRateLimits(
+  options: RateLimitOptions = {},
+  now: () => number = Date.now,
+): RateLimits {
   const perMinute = {
     public: checkedRate(options.publicPerMinute ?? 300, "publicPerMinute"),
     credential: checkedRate(options.credentialPerMinute ?? 3000, "credentialPerMinute"),
@@ -64,7 +92,18 @@ export function createRateLimits(options: RateLimitOptions = {}): RateLimits {
     public: perMinute.public > 0 ? limiter(perMinute.public, "public") : null,
     credential: perMinute.credential > 0 ? limiter(perMinute.credential, "credential") : null,
   };
+  const failureLimits = {
+    perAddress: checkedRate(
+      options.failedAuthPerAddressPerMinute ?? 10,
+      "failedAuthPerAddressPerMinute",
+    ),
+    perId: checkedRate(options.failedAuthPerIdPerMinute ?? 10, "failedAuthPerIdPerMinute"),
+  };
   return {
+    failedAuthentications: createFailedAuthentications(failureLimits, now, (seconds) => {
+      const headers = { "Retry-After": String(seconds) };
+      return new RateLimitedError(headers, "Too many failed authentications; try again later");
+    }),
     async take(kind, key) {
       const counter = limiters[kind];
       if (!counter) return null;

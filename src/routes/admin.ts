@@ -1,5 +1,6 @@
 import { adminSecretCheck } from "../auth/admin-secret.ts";
 import { readJson } from "../http/body.ts";
+import type { FailedAuthentications } from "../http/failed-authentications.ts";
 import { NotFoundError } from "../kernel/errors.ts";
 import {
   accountList,
@@ -19,10 +20,12 @@ export const adminPaths = "/api/admin/*";
 /**
  * The admin API's guard, for every method on `adminPaths`: the `AdminSecret` header must hold
  * the secret. Without a configured secret these paths do not exist (404), whatever the method.
+ * Wrong secrets are counted against the client (docs/design.md §17).
  */
-export function adminGuard(adminSecret: string | undefined) {
+export function adminGuard(adminSecret: string | undefined, failures: FailedAuthentications) {
   const checkSecret = adminSecretCheck(adminSecret);
-  return (request: RouteRequest) => checkSecret(request.headers);
+  return (request: RouteRequest) =>
+    checkSecret(request.headers, failures.of(request.clientAddress));
 }
 
 const onlyWithSecret = "Only when the service has an admin secret; 404 otherwise.";

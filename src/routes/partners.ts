@@ -1,15 +1,14 @@
 import * as v from "valibot";
 import { signCustomerToken } from "../auth/customer-jwt.ts";
-import { authenticatePartner } from "../auth/partner-credentials.ts";
 import {
   addCustomer,
   findCustomer,
   listCustomers,
+  type PartnerRecord,
   updateCustomer,
 } from "../domain/accounts/index.ts";
-import type { Context } from "../domain/context.ts";
 import { readJson } from "../http/body.ts";
-import { NotFoundError, ValidationError } from "../kernel/errors.ts";
+import { NotFoundError, UnauthorizedError, ValidationError } from "../kernel/errors.ts";
 import { parseWith } from "../kernel/parse.ts";
 import { actionResult } from "../openapi/responses.ts";
 import * as answers from "../schemas/answers.ts";
@@ -42,7 +41,7 @@ export const partnerOperations: RouteOperation[] = [
     failures: [400, 401, 404, 429, 503],
     response: { description: "`message` holds the customer's JWT.", schema: actionResult },
     handler: async (request, ctx) => {
-      const partner = await partnerOf(request, ctx);
+      const partner = partnerOf(request);
       const email = parseWith(
         emailSchema,
         request.headers.get("PartnerCustomerEmail") ?? undefined,
@@ -65,7 +64,7 @@ export const partnerOperations: RouteOperation[] = [
       schema: { name: "CustomerList", schema: answers.customerList },
     },
     handler: async (request, ctx) => {
-      const partner = await partnerOf(request, ctx);
+      const partner = partnerOf(request);
       return listCustomers(ctx, partner.id);
     },
   },
@@ -83,7 +82,7 @@ export const partnerOperations: RouteOperation[] = [
       schema: actionResult,
     },
     handler: async (request, ctx) => {
-      const partner = await partnerOf(request, ctx);
+      const partner = partnerOf(request);
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       const { email, fields } = parseCustomerBody(body, true);
       const customer = await addCustomer(ctx, partner.id, email ?? "", fields);
@@ -106,7 +105,7 @@ export const partnerOperations: RouteOperation[] = [
       schema: actionResult,
     },
     handler: async (request, ctx) => {
-      const partner = await partnerOf(request, ctx);
+      const partner = partnerOf(request);
       const email = customerEmailOf(request);
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       const { email: inBody, fields } = parseCustomerBody(body, false);
@@ -121,9 +120,15 @@ export const partnerOperations: RouteOperation[] = [
   },
 ];
 
-/** The calling partner: as the rate-limit stage found it, else checked here. */
-async function partnerOf(request: RouteRequest, ctx: Context) {
-  return request.partner ?? authenticatePartner(ctx, request.headers);
+/**
+ * The calling partner, as the rate-limit stage authenticated it on every partner path that
+ * carries partner credentials (`rate-limit-stage.ts`).
+ * @throws {UnauthorizedError} when the request carries none.
+ */
+function partnerOf(request: RouteRequest): PartnerRecord {
+  if (!request.partner)
+    throw new UnauthorizedError("Both PartnerId and PartnerSecret are required");
+  return request.partner;
 }
 
 function customerEmailOf(request: RouteRequest): string {

@@ -3,6 +3,7 @@
  * Kept apart from the limits themselves, whose options are public API, so that the public
  * declarations do not reach the router's request types.
  */
+import { credentialHeader } from "../auth/credential-headers.ts";
 import { authenticatePartner } from "../auth/partner-credentials.ts";
 import type { Context } from "../domain/context.ts";
 import type { RateLimitKind, RateLimits } from "../http/rate-limits.ts";
@@ -10,8 +11,9 @@ import type { Operation } from "../openapi/operation.ts";
 import { pathOf, type RouteRequest } from "./route-request.ts";
 
 /**
- * Partner credentials are read here on any path of the partner section, so that a partner
- * draws on its own allowance (and a wrong secret is refused) whatever the path.
+ * Partner credentials are read here on any path of the partner section, whatever else the
+ * request carries, so that a partner draws on its own allowance (and a wrong secret is
+ * refused and counted) whatever the path; the partner routes read `request.partner`.
  */
 const partnerRoute = /^\/api\/restricted\/partner\//i;
 
@@ -51,7 +53,8 @@ export type RateLimitStage = (
  * keeps the `RateLimit-*` headers on `request.rateLimit` for the answer. A request to a
  * public operation's path counts against the client address; any other against the
  * credential that authenticated (for partner routes, the partner is authenticated here,
- * once, and kept on `request.partner`). Requests with neither are not counted.
+ * once, and kept on `request.partner`; its wrong secrets are counted as failed
+ * authentications). Requests with neither are not counted.
  * @throws {RateLimitedError} past the allowance.
  */
 export function rateLimitStage(
@@ -66,16 +69,24 @@ export function rateLimitStage(
     const path = pathname.slice(basePath.length);
     let kind: RateLimitKind = "credential";
     let key: string | undefined;
+    if (partnerRoute.test(path) && carriesPartnerCredentials(request.headers)) {
+      const guard = limits.failedAuthentications.of(request.clientAddress);
+      request.partner = await authenticatePartner(ctx, request.headers, guard);
+    }
     if (publicRoute.test(path)) {
       kind = "public";
       key = request.clientAddress || undefined;
     } else if (customerId) key = `customer:${customerId}`;
     else if (request.caller) key = `token:${request.headers.get("TokenId")?.trim().toLowerCase()}`;
-    else if (partnerRoute.test(path) && request.headers.has("PartnerId")) {
-      request.partner = await authenticatePartner(ctx, request.headers);
-      key = `partner:${request.partner.id}`;
-    }
+    else if (request.partner) key = `partner:${request.partner.id}`;
     if (key === undefined) return;
     request.rateLimit = (await limits.take(kind, key)) ?? undefined;
   };
+}
+
+function carriesPartnerCredentials(headers: Headers): boolean {
+  return (
+    credentialHeader(headers, "PartnerId") !== undefined ||
+    credentialHeader(headers, "PartnerSecret") !== undefined
+  );
 }

@@ -3,6 +3,7 @@ import type { AdminApi } from "../admin.ts";
 import { authenticate, carriesCredentials } from "../auth/authenticate.ts";
 import { authenticateCustomer } from "../auth/customer-jwt.ts";
 import type { Context } from "../domain/context.ts";
+import type { FailedAuthentications } from "../http/failed-authentications.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import { RateLimitedError, type RateLimits } from "../http/rate-limits.ts";
 import { jsonWithRequestId } from "../http/request-id.ts";
@@ -41,12 +42,14 @@ export interface RouterOptions {
  * become the failure envelope.
  */
 export function createRouter(options: RouterOptions): ServiceRouter {
+  const failures = options.rateLimits.failedAuthentications;
   const countRequest = rateLimitStage(options.rateLimits, options.basePath, operations);
   const router: ServiceRouter = Router<RouteRequest, [Context]>({
     base: options.basePath,
     before: [
       (request: RouteRequest, ctx: Context) => {
-        if (carriesCredentials(request.headers)) return identify(request, ctx, countRequest);
+        if (carriesCredentials(request.headers))
+          return identify(request, ctx, countRequest, failures);
         request.caller = null;
         return countRequest(request, ctx, undefined);
       },
@@ -73,7 +76,7 @@ export function createRouter(options: RouterOptions): ServiceRouter {
   });
   // Every method of the admin API's paths, before their routes: without a configured secret
   // they answer 404, not 405. Any other path fails its pattern within a few characters.
-  router.all(adminPaths, adminGuard(options.adminSecret));
+  router.all(adminPaths, adminGuard(options.adminSecret, failures));
   serveOperations(router, operations, {
     admin: options.admin,
     openApiDocument: lazyOpenApiDocument(options.basePath, operations),
@@ -88,10 +91,16 @@ export function createRouter(options: RouterOptions): ServiceRouter {
 }
 
 /** Authenticates a request that names credentials, then counts it against its rate limit. */
-async function identify(request: RouteRequest, ctx: Context, countRequest: RateLimitStage) {
+async function identify(
+  request: RouteRequest,
+  ctx: Context,
+  countRequest: RateLimitStage,
+  failures: FailedAuthentications,
+) {
   // A customer login token (P2) acts as the customer on any route.
   const customer = await authenticateCustomer(ctx, request);
-  request.caller = customer ?? (await authenticate(ctx, request.headers));
+  request.caller =
+    customer ?? (await authenticate(ctx, request.headers, failures.of(request.clientAddress)));
   await countRequest(request, ctx, customer?.userId);
 }
 

@@ -67,12 +67,17 @@ async function withForm(protection?: Record<string, unknown>) {
       mark: /data-page-mark="([^"]+)"/.exec(text)?.[1] ?? "",
     };
   };
-  return { ...env, alice, formId, skip, submit, stored, counted, solved, page };
+  return { ...env, raw, alice, formId, skip, submit, stored, counted, solved, page };
 }
 
 describe("bot protection: the challenge (ALTCHA)", () => {
   it("accepts a post with a challenge solved by altcha-lib, once", async () => {
     const env = await withForm({ challenge: true });
+    // F5 tells a client that the form needs a challenge (and nothing else of the section).
+    const read = await env.call("GET", `/api/form/${env.formId}`);
+    assert.deepEqual(read.body.form_configuration.securitysettings, {
+      bot_protection: { challenge: true, honeypot: false, min_fill_seconds: 0 },
+    });
     const altcha = await env.solved();
     const first = await env.submit({ Altcha: altcha });
     assert.equal(first.status, 200, JSON.stringify(first.body));
@@ -114,6 +119,25 @@ describe("bot protection: the challenge (ALTCHA)", () => {
     forged.challenge.parameters.data.form = env.formId;
     const signedElsewhere = Buffer.from(JSON.stringify(forged)).toString("base64");
     assert.equal((await env.submit({ Altcha: signedElsewhere })).body.error, "challenge_required");
+  });
+
+  it("keeps used solutions until their challenge expires, then the sweep deletes them", async () => {
+    const env = await withForm({ challenge: true });
+    assert.equal((await env.submit({ Altcha: await env.solved() })).status, 200);
+    const kept = async () => {
+      let count = 0;
+      const now = Date.now();
+      for (let hours = -1; hours < 4; hours++) {
+        const bucket = new Date(now + hours * 3_600_000).toISOString().slice(0, 13);
+        count += (await env.raw.query("used_challenge_solutions", bucket)).items.length;
+      }
+      return count;
+    };
+    await env.service.sweepAttachments();
+    assert.equal(await kept(), 1);
+    env.skip(2 * 3600);
+    await env.service.sweepAttachments();
+    assert.equal(await kept(), 0);
   });
 
   it("refuses an expired solution", async () => {
@@ -180,6 +204,8 @@ describe("bot protection: the challenge (ALTCHA)", () => {
     const answer = await env.submit();
     assert.equal(answer.status, 200);
     assert.equal(await env.stored(), 1);
+    const read = await env.call("GET", `/api/form/${env.formId}`);
+    assert.equal(read.body.form_configuration.securitysettings, undefined);
     // A challenge is issued anyway (a client may fetch one before knowing) and is harmless.
     assert.ok(await env.solved());
   });

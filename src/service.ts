@@ -9,6 +9,7 @@ import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
 import type { Context } from "./domain/context.ts";
 import { finishFormDeletions } from "./domain/flows/index.ts";
+import { sweepUsedSolutions } from "./domain/settings/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
@@ -145,6 +146,7 @@ function contextOf(
 function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {
   const sweep = async () => {
     await finishFormDeletions(ctx);
+    await sweepUsedSolutions(ctx);
     return sweepAttachments(ctx);
   };
   let sweeping: Promise<void> | undefined;

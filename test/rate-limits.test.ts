@@ -105,7 +105,7 @@ describe("rate limits (docs/design.md §17)", () => {
     const publicPaths = publicPathPattern(operations);
     const id = "0190a8c4-1b2c-7d3e-8f40-123456789abc";
     const counted = [`/api/form/${id}`, `/API/Form/${id}/`, `/f/${id}`, `/f/${id}/`];
-    for (const tail of ["submission", "submissionattachment", "Submission/"])
+    for (const tail of ["submission", "submissionattachment", "Submission/", "challenge"])
       counted.push(`/api/form/${id}/${tail}`);
     for (const path of counted) assert.ok(publicPaths.test(path), path);
     const notCounted = [
@@ -119,8 +119,10 @@ describe("rate limits (docs/design.md §17)", () => {
     ];
     for (const path of notCounted) assert.ok(!publicPaths.test(path), path);
     assert.deepEqual(
-      operations.filter((operation) => rateLimitKindOf(operation) === "public").map((o) => o.ref),
-      ["S2", "S3", "F5", "extension"],
+      operations
+        .filter((operation) => rateLimitKindOf(operation) === "public")
+        .map((o) => o.operationId),
+      ["postSubmission", "uploadAttachment", "getChallenge", "getForm", "formPage"],
     );
   });
 

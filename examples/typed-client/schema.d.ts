@@ -420,6 +420,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/form/{formId}/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A proof-of-work challenge for S2 and S3 (ALTCHA)
+         * @description Solve it (altcha-lib's `solveChallenge`, or the `altcha` widget) and send `base64(JSON({challenge, solution}))` in the `Altcha` header of one S2 or S3 to a form whose security settings turn `bot_protection.challenge` on. A solution is good for one request, for 10 minutes, on this form only.
+         */
+        get: operations["getChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restricted/form/{formId}/submissionwebhook": {
         parameters: {
             query?: never;
@@ -694,7 +714,7 @@ export interface components {
             /** @constant */
             action_successful: false;
             /** @enum {string} */
-            error: "validation_failed";
+            error: "validation_failed" | "challenge_required";
             issues: {
                 path: string;
                 message: string;
@@ -1032,6 +1052,14 @@ export interface components {
         } | {
             /** @default false */
             requires_login?: boolean;
+            bot_protection?: {
+                /** @default false */
+                challenge?: boolean;
+                /** @default false */
+                honeypot?: boolean;
+                /** @default 0 */
+                min_fill_seconds?: number;
+            };
         } | {
             max_total_submissions?: number | null;
             closes_at_utc?: string | null;
@@ -1129,6 +1157,7 @@ export interface components {
                 privatedatalistlogicsettings?: Record<string, never>;
                 thankspagesettings?: Record<string, never>;
                 quantitylimitsettings?: Record<string, never>;
+                securitysettings?: Record<string, never>;
             };
             form_definition: {
                 pages: {
@@ -1323,7 +1352,7 @@ export interface components {
             /** @constant */
             action_successful: false;
             /** @enum {string} */
-            error: "validation_failed";
+            error: "validation_failed" | "challenge_required";
             issues: {
                 path: string;
                 message: string;
@@ -1497,6 +1526,22 @@ export interface components {
             /** @constant */
             message: "Form submission has been deleted successfully";
             form_submission_item_deleted: boolean;
+        };
+        Challenge: {
+            parameters: {
+                algorithm: string;
+                nonce: string;
+                salt: string;
+                cost: number;
+                keyLength: number;
+                keyPrefix: string;
+                keySignature?: string;
+                expiresAt: number;
+                data: {
+                    form: string;
+                };
+            };
+            signature: string;
         };
         WebhookList: {
             id: string;
@@ -3709,7 +3754,11 @@ export interface operations {
     postSubmission: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                Altcha?: string;
+                "Formwork-Page"?: string;
+                "Formwork-Honeypot"?: string;
+            };
             path: {
                 formId: string;
             };
@@ -3721,7 +3770,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new submission's id and the thanks-page behaviour. */
+            /** @description The new submission's id and the thanks-page behaviour. A hosted-page post that its bot protections screen out gets the same answer and is not stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3827,7 +3876,9 @@ export interface operations {
     uploadAttachment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                Altcha?: string;
+            };
             path: {
                 formId: string;
             };
@@ -4160,6 +4211,93 @@ export interface operations {
                 content: {
                     "text/csv": string;
                     "application/x-ndjson": string;
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description Not allowed; a quota is used up; the form is disabled or closed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure403"];
+                };
+            };
+            /** @description No such record, or one the caller may not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure404"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    getChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                formId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, signed by the service. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
                 };
             };
             /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */

@@ -1,5 +1,9 @@
 import type { renderForm } from "../domain/flows/index.ts";
-import { type LiveFeature, settingsSections } from "../domain/settings/index.ts";
+import {
+  type LiveFeature,
+  renderedBotProtection,
+  settingsSections,
+} from "../domain/settings/index.ts";
 import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
@@ -18,8 +22,13 @@ interface PageSettings {
  * page a `<section>` under its title, with the page script and style sheet inline under
  * `nonce`. The form validates on the server only (`novalidate`): S2's issues are shown
  * beside their fields, so a person sees one kind of message whatever went wrong.
+ *
+ * With bot protections on (docs/design.md §6), the form carries `pageMark`, the signed time
+ * it was served, that the script sends with S2 (`Formwork-Page`), a honeypot field hidden
+ * from people and assistive technology, whose value the script sends as
+ * `Formwork-Honeypot`, and `data-challenge` when S2 and S3 need a solved challenge.
  */
-export function formPage(rendered: RenderedForm, nonce: string): string {
+export function formPage(rendered: RenderedForm, nonce: string, pageMark?: string): string {
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
   const name = settings.form_name || "Form";
   const pages = rendered.form_definition.pages.map((page, index) => {
@@ -34,14 +43,29 @@ ${page.fields.map(renderField)}</section>
     nonce,
     html`<h1 id="form-title">${name}</h1>
 ${settings.form_description && html`<p class="description">${settings.form_description}</p>`}
-<form id="formwork-form" data-form-id="${rendered.id}" aria-labelledby="form-title" novalidate>
+<form id="formwork-form" data-form-id="${rendered.id}"${botAttributes(rendered, pageMark)} aria-labelledby="form-title" novalidate>
 <div class="alert" id="form-alert" role="alert" hidden></div>
-${pages}<button type="submit">Submit</button>
+${pages}${honeypot(rendered)}<button type="submit">Submit</button>
 </form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
 <script type="application/json" id="formwork-rules">${trusted(rulesJson(rendered))}</script>
 <script nonce="${nonce}">${trusted(clientScript)}</script>`,
   );
+}
+
+function botAttributes(rendered: RenderedForm, pageMark: string | undefined): SafeHtml | "" {
+  const { challenge } = renderedBotProtection(rendered.form_configuration);
+  return html`${pageMark ? html` data-page-mark="${pageMark}"` : ""}${challenge ? html` data-challenge` : ""}`;
+}
+
+/**
+ * The honeypot: a field a person neither sees nor reaches (off-screen, `aria-hidden`, out
+ * of the tab order, never autofilled), named to tempt a bot filling every input.
+ */
+function honeypot(rendered: RenderedForm): SafeHtml | "" {
+  if (!renderedBotProtection(rendered.form_configuration).honeypot) return "";
+  return html`<div class="hp" aria-hidden="true"><label for="hp-website">Website</label><input type="text" id="hp-website" name="website" tabindex="-1" autocomplete="off"></div>
+`;
 }
 
 /**

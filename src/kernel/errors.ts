@@ -6,6 +6,7 @@
 /** Every error code the service answers with, and its HTTP status. */
 export const errorStatus = {
   validation_failed: 400,
+  challenge_required: 400,
   unauthorized: 401,
   forbidden: 403,
   quota_exceeded: 403,

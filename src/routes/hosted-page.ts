@@ -1,4 +1,5 @@
 import { renderForm } from "../domain/flows/index.ts";
+import { pageMark, renderedBotProtection } from "../domain/settings/index.ts";
 import { formPage, messagePage } from "../hosted-page/page.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import type { ErrorCode } from "../kernel/errors.ts";
@@ -25,7 +26,9 @@ export const hostedPageOperation: RouteOperation = {
     try {
       const formId = guidParam(request, "formId");
       const rendered = await renderForm(ctx, request.caller, formId);
-      return htmlResponse(200, formPage(rendered, nonce), nonce);
+      const { honeypot, min_fill_seconds } = renderedBotProtection(rendered.form_configuration);
+      const mark = honeypot || min_fill_seconds > 0 ? pageMark(ctx, rendered.id) : undefined;
+      return htmlResponse(200, formPage(rendered, nonce, mark), nonce);
     } catch (error) {
       // Anything else is a fault of ours: the router logs it and answers a bare 500.
       const known = asServiceError(error);

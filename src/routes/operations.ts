@@ -1,4 +1,5 @@
 import { adminOperations } from "./admin.ts";
+import { challengeOperation } from "./challenges.ts";
 import { datalistOperations } from "./datalists.ts";
 import { formUserOperations } from "./form-users.ts";
 import { formOperations } from "./forms.ts";
@@ -17,6 +18,7 @@ import { webhookOperations } from "./webhooks.ts";
  */
 export const operations: readonly RouteOperation[] = [
   ...submissionOperations,
+  challengeOperation,
   ...formOperations,
   ...formUserOperations,
   ...datalistOperations,

@@ -24,8 +24,8 @@ export function rateLimitKindOf(operation: Operation): RateLimitKind {
 
 /**
  * The paths, relative to the base path, of the operations that count against the client's
- * address (F5, S2, S3 and the hosted page): whatever the method or the letter case, with or
- * without a trailing slash, as requests reach them before a route is matched.
+ * address (F5, S2, S3, the challenge and the hosted page): whatever the method or the letter
+ * case, with or without a trailing slash, as requests reach them before a route is matched.
  */
 export function publicPathPattern(operations: readonly Operation[]): RegExp {
   const paths = operations

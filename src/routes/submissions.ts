@@ -1,10 +1,11 @@
 import { create as contentDisposition } from "content-disposition";
+import * as v from "valibot";
 import { storeAttachment } from "../domain/attachments/index.ts";
 import type { Context } from "../domain/context.ts";
 import { deviceOf } from "../domain/device.ts";
 import { createSubmission, deleteSubmission, updateSubmission } from "../domain/flows/index.ts";
 import { accessFormToReport } from "../domain/forms/index.ts";
-import { accessFormToSubmit } from "../domain/settings/index.ts";
+import { accessFormToSubmit, screenUpload } from "../domain/settings/index.ts";
 import {
   exportSubmissions,
   getAttachmentLink,
@@ -30,6 +31,41 @@ import type { RouteOperation } from "./operation.ts";
 import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
 
 const restricted = "/api/restricted/form/:formId";
+
+const altchaHeader = v.optional(
+  v.pipe(
+    v.string(),
+    v.description(
+      "A solved challenge of `GET /api/form/{formId}/challenge`: `base64(JSON({challenge, solution}))`. Needed, once per request, when the form's security settings turn `bot_protection.challenge` on; without a valid, unexpired, unused one the answer is 400 `challenge_required`.",
+    ),
+  ),
+);
+
+/** S2's headers for the bot protections (docs/design.md §6). */
+const botHeaders = v.object({
+  Altcha: altchaHeader,
+  "Formwork-Page": v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        "Set by the hosted page: its signed mark of when it was served, for `min_fill_seconds`. Other clients leave it out.",
+      ),
+    ),
+  ),
+  "Formwork-Honeypot": v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        "Set by the hosted page: the value of its hidden honeypot field, when filled. Other clients leave it out.",
+      ),
+    ),
+  ),
+});
+
+/** A request header's value, an empty one counting as absent. */
+function headerOf(request: RouteRequest, name: string): string | null {
+  return request.headers.get(name)?.trim() || null;
+}
 const submissionPath = `${restricted}/submission/:submissionId`;
 
 /** Submissions and attachments: S1–S7, and the export extension. */
@@ -60,16 +96,23 @@ export const submissionOperations: RouteOperation[] = [
     description: "A file field's value is the pipe-separated ids of attachments uploaded with S3.",
     tag: "Submissions",
     auth: "public",
+    headers: botHeaders,
     body: { json: { name: "SubmissionInput", schema: submissionBody }, required: true },
     response: {
-      description: "The new submission's id and the thanks-page behaviour.",
+      description:
+        "The new submission's id and the thanks-page behaviour. A hosted-page post that its bot protections screen out gets the same answer and is not stored.",
       schema: submissionPosted,
     },
     handler: async (request, ctx) => {
       const formId = guidParam(request, "formId");
       const body = parseWith(submissionBody, await readJson(request, ctx.limits.jsonBodyBytes));
       const device = await deviceOf(ctx, request.clientAddress);
-      return createSubmission(ctx, request.caller, formId, body, device);
+      const marks = {
+        solution: headerOf(request, "Altcha"),
+        page: headerOf(request, "Formwork-Page"),
+        honeypot: headerOf(request, "Formwork-Honeypot"),
+      };
+      return createSubmission(ctx, request.caller, formId, body, device, marks);
     },
   },
   {
@@ -80,11 +123,13 @@ export const submissionOperations: RouteOperation[] = [
     summary: "Upload a file for a file field",
     tag: "Submissions",
     auth: "public",
+    headers: v.object({ Altcha: altchaHeader }),
     body: { multipart: "One file part, named after the form's file field (`unique_system_name`)." },
     response: { description: "`id` is the new attachment's id.", schema: actionResult },
     handler: async (request, ctx) => {
       const access = await accessFormToSubmit(ctx, request.caller, guidParam(request, "formId"));
       refuseOversize(request, ctx);
+      await screenUpload(ctx, access.form, headerOf(request, "Altcha"));
       const device = await deviceOf(ctx, request.clientAddress);
       const id = await receiveFile(
         request,

@@ -58,6 +58,12 @@ export const formCases: RouteCase[] = [
     request: (fx) => ({ path: `/api/form/${fx.ids.formId}` }),
   },
   {
+    route: "GET /api/form/:formId/challenge",
+    name: "bot-protection challenge",
+    access: { kind: "public", form: "enabled" },
+    request: (fx) => ({ path: `/api/form/${fx.ids.formId}/challenge` }),
+  },
+  {
     route: "GET /f/:formId",
     name: "hosted page",
     access: { kind: "public", form: "enabled" },

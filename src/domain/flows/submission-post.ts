@@ -34,6 +34,7 @@ import type {
   SubmissionRecord,
   SubmittedField,
 } from "../records/submission-record.ts";
+import { type BotMarks, screenPost } from "../settings/bot-protection.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
 import { submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
@@ -63,6 +64,10 @@ export interface Post {
   fields: SubmittedField[];
   device: Device;
   draft: boolean;
+  /** What it carries for the form's bot protections (bot-protection.ts). */
+  marks: BotMarks;
+  /** The snapshot of the attempt that found it a bot's: answered as if stored, not stored. */
+  dropped?: FormSnapshot;
   /** The post as last checked, against the snapshot of the attempt that checked it. */
   checked?: CheckedPost;
   /** What the attempt whose batch was handed over wrote. */
@@ -83,17 +88,30 @@ export function newPost(
   formId: string,
   input: SubmissionInput,
   device: Device,
+  marks: BotMarks = {},
 ): Post {
   const draft = input.is_draft_submission ?? false;
-  return { caller, formId, id: newId(), fields: input.form_fields, device, draft };
+  return { caller, formId, id: newId(), fields: input.form_fields, device, draft, marks };
 }
 
-/** The batch of one attempt of `post`, from fresh reads of the form's counter. */
-export async function postOps(ctx: Context, post: Post, attempt: number): Promise<BatchOp[]> {
+/**
+ * The batch of one attempt of `post`, from fresh reads of the form's counter; `null` for a
+ * post the first attempt screened out as a bot's (bot-protection.ts), before any check or
+ * write of its own.
+ */
+export async function postOps(
+  ctx: Context,
+  post: Post,
+  attempt: number,
+): Promise<BatchOp[] | null> {
   const { formId, id, draft } = post;
   const counter = await readFormCounter(ctx, formId);
   const snapshot = await formSnapshot(ctx, formId, versionOf(counter));
   if (!snapshot) throw formNotFound();
+  if (attempt === 1 && (await screenPost(ctx, snapshot.form, post.marks)) === "drop") {
+    post.dropped = snapshot;
+    return null;
+  }
   const checked = await checkedFor(ctx, post, snapshot, counter, attempt);
   const counts = countsOf(counter, checked);
   const monthly = await quotaOp(ctx, snapshot.form.owner_user_id, "monthly_form_submissions");
@@ -250,19 +268,26 @@ export async function createSubmission(
   formId: string,
   input: SubmissionInput,
   device: Device,
+  marks: BotMarks = {},
 ) {
-  const post = newPost(caller, formId, input, device);
+  const post = newPost(caller, formId, input, device, marks);
   // Posts to one form in this process take turns on its counter (counter-turns.ts):
   // otherwise concurrent ones all read one etag and all but one retry.
   await batchInTurns(ctx, formId, (attempt) => postOps(ctx, post, attempt));
+  if (post.dropped) return postedAnswer(post.id, post.dropped, noFailedActions);
   const { snapshot, fresh, actions } = post.written as WrittenPost;
   for (const { record } of post.checked?.claims ?? []) settledUploadsOf(ctx).delete(record.id);
   // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
   if (fresh) formSnapshotsOf(ctx).set(formId, 0, snapshot);
   if (!post.draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
   const flags = actions.attempt ? await actions.attempt() : noFailedActions;
+  return postedAnswer(post.id, snapshot, flags);
+}
+
+/** S2's answer: a post screened out as a bot's gets the same, with its unused id. */
+function postedAnswer(id: string, snapshot: FormSnapshot, flags: typeof noFailedActions) {
   return {
-    id: post.id,
+    id,
     message: "Submission posted successfully",
     ...thanksPageOf(snapshot.form),
     cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,

@@ -55,6 +55,12 @@ export const collections = {
    * leave it once delivered or given up. See `webhook-worker.ts`.
    */
   webhookOutbox: "webhook_outbox",
+  /**
+   * Solutions of bot-protection challenges already used, kept until their challenge expires;
+   * partition: the hour it expires (`YYYY-MM-DDTHH`); id: the challenge's signature. See
+   * `bot-protection.ts`.
+   */
+  usedSolutions: "used_challenge_solutions",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

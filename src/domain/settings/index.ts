@@ -7,8 +7,18 @@
  * `updateSettingsSection`. `accessFormToSubmit` opens a form to the public side as its
  * settings allow.
  */
+
+export {
+  type BotMarks,
+  challengeSeconds,
+  newChallenge,
+  pageMark,
+  screenUpload,
+} from "./bot-protection.ts";
 export { customHeaderEntries, headerPairComplete, headerPairIssue } from "./custom-headers.ts";
 export { updateSettingsSection } from "./form-settings.ts";
 export { renderedSections, sectionNamed, settingsSections } from "./sections/registry.ts";
 export type { LiveFeature, SettingsSection } from "./sections/section.ts";
+export { renderedBotProtection } from "./sections/security.ts";
 export { accessFormToSubmit } from "./submit-access.ts";
+export { sweepUsedSolutions } from "./used-solutions.ts";

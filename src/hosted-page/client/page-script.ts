@@ -5,7 +5,14 @@
  * visible fields' values through S2, shows S2's validation issues beside their fields, and
  * then shows the thanks message or follows the redirect. It calls the API beside the page
  * (`<base>/f/<id>` → `<base>/api/form/<id>/…`), so it works under any mount path.
+ *
+ * For the form's bot protections it sends the page's signed mark of when it was served
+ * (`Formwork-Page`) and the honeypot's value, if a bot filled it (`Formwork-Honeypot`), with
+ * S2; and when the form needs a challenge, it fetches one and solves it (ALTCHA, with
+ * altcha-lib's solver) before each S3 and S2, as each solution is good for one request.
  */
+import { solveChallenge } from "altcha-lib";
+import { deriveKey } from "altcha-lib/algorithms/web/sha";
 import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
 
 interface Answer {
@@ -43,6 +50,26 @@ function start(form: HTMLFormElement): void {
   const rules = parse<PageRules>(document.getElementById("formwork-rules")?.textContent ?? "");
   applyRules(form, rules ?? {});
 
+  /** The headers of S2 and S3 for the form's bot protections. */
+  async function botHeaders(post: boolean): Promise<Record<string, string>> {
+    const headers: Record<string, string> = {};
+    if (post && form.dataset.pageMark) headers["Formwork-Page"] = form.dataset.pageMark;
+    const trap = form.querySelector<HTMLInputElement>("#hp-website");
+    if (post && trap?.value) headers["Formwork-Honeypot"] = trap.value;
+    if (form.dataset.challenge !== undefined) headers.Altcha = await solvedChallenge();
+    return headers;
+  }
+
+  /** A solved challenge of the service, as the `Altcha` header carries it. */
+  async function solvedChallenge(): Promise<string> {
+    const response = await fetch(`${api}/challenge`);
+    if (!response.ok) throw new Error("no challenge");
+    const challenge = await response.json();
+    const solution = await solveChallenge({ challenge, deriveKey });
+    if (!solution) throw new Error("unsolved challenge");
+    return btoa(JSON.stringify({ challenge, solution }));
+  }
+
   const fields = () => [...form.querySelectorAll<HTMLElement>(".field")];
   const fieldOf = (name: string) => fields().find((f) => f.dataset.name === name);
   const controls = (field: HTMLElement) =>
@@ -62,7 +89,7 @@ function start(form: HTMLFormElement): void {
     alertBox.hidden = !message;
   }
 
-  function upload(name: string, file: File, list: HTMLElement): Promise<string | null> {
+  async function upload(name: string, file: File, list: HTMLElement): Promise<string | null> {
     const item = document.createElement("li");
     const label = document.createElement("span");
     const bar = document.createElement("progress");
@@ -73,6 +100,14 @@ function start(form: HTMLFormElement): void {
     bar.setAttribute("aria-label", `Upload of ${file.name}`);
     item.append(label, bar);
     list.append(item);
+    let headers: Record<string, string>;
+    try {
+      headers = await botHeaders(false);
+    } catch {
+      item.dataset.state = "failed";
+      label.textContent = `${file.name}: the upload could not be prepared`;
+      return null;
+    }
     return new Promise((resolve) => {
       const xhr = new XMLHttpRequest();
       const fail = (message: string) => {
@@ -81,6 +116,7 @@ function start(form: HTMLFormElement): void {
         resolve(null);
       };
       xhr.open("POST", `${api}/submissionattachment`);
+      for (const [header, value] of Object.entries(headers)) xhr.setRequestHeader(header, value);
       xhr.upload.onprogress = (event) => {
         if (event.lengthComputable) bar.value = Math.floor((event.loaded / event.total) * 99);
       };
@@ -207,7 +243,7 @@ function start(form: HTMLFormElement): void {
     try {
       response = await fetch(`${api}/submission`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...(await botHeaders(true)) },
         body: JSON.stringify({ form_fields: formFields }),
       });
     } catch {

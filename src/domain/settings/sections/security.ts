@@ -1,17 +1,50 @@
 /**
  * `securitysettings` (docs/design.md §11): whether only signed-in callers may see and submit
- * the form (`requires_login`, read where a form is opened to submit: submit-access.ts).
+ * the form (`requires_login`, read where a form is opened to submit: submit-access.ts), and
+ * the bot protections its owner switched on (`bot_protection`, read by bot-protection.ts).
  */
 import * as v from "valibot";
 import type { FormRecord } from "../../forms/form-record.ts";
 import type { SettingsSection } from "./section.ts";
 
-const schema = v.looseObject({ requires_login: v.optional(v.boolean(), false) });
+/** The longest `min_fill_seconds`: an hour. */
+const maxFillSeconds = 3600;
+
+const botProtection = v.strictObject({
+  /** S2 and S3 need a solved proof-of-work challenge (`Altcha` header). */
+  challenge: v.optional(v.boolean(), false),
+  /** The hosted page carries a hidden field; a page post that fills it is not stored. */
+  honeypot: v.optional(v.boolean(), false),
+  /** A page post sooner than this after the page was served is not stored. */
+  min_fill_seconds: v.optional(
+    v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(maxFillSeconds)),
+    0,
+  ),
+});
+
+const schema = v.looseObject({
+  requires_login: v.optional(v.boolean(), false),
+  bot_protection: v.optional(botProtection),
+});
+
+/** The bot protections of a form; all off when its section has none. */
+export type BotProtection = v.InferOutput<typeof botProtection>;
+
+const noProtection: BotProtection = { challenge: false, honeypot: false, min_fill_seconds: 0 };
 
 /** The `securitysettings` section. */
 export const securitySettings: SettingsSection<v.InferOutput<typeof schema>> = {
   name: "securitysettings",
   schema,
+  // F5 tells clients which protections apply (the hosted page draws its honeypot and fetches
+  // a challenge from it); `requires_login` stays the owner's business.
+  rendered: {
+    position: 7,
+    value: ({ stored }) => {
+      const protection = protectionIn(stored);
+      return protection === noProtection ? undefined : { bot_protection: protection };
+    },
+  },
 };
 
 /**
@@ -24,4 +57,34 @@ export function loginRequired(form: FormRecord): boolean {
     | undefined;
   // Truthy, as it always was read: a value stored some other way errs towards signing in.
   return Boolean(section?.requires_login);
+}
+
+/** The bot protections `form`'s owner switched on (a property read: S2 asks on every post). */
+export function botProtectionOf(form: FormRecord): BotProtection {
+  return protectionIn(form.form_configuration[securitySettings.name]);
+}
+
+/**
+ * The bot protections of F5's answer (`form_configuration`), for the hosted page; all off
+ * when F5 left them out.
+ */
+export function renderedBotProtection(configuration: Record<string, unknown>): BotProtection {
+  return protectionIn(configuration[securitySettings.name]);
+}
+
+function protectionIn(section: unknown): BotProtection {
+  const stored = (section as { bot_protection?: Partial<BotProtection> } | undefined)
+    ?.bot_protection;
+  if (!stored || typeof stored !== "object") return noProtection;
+  const seconds = stored.min_fill_seconds;
+  const protection: BotProtection = {
+    challenge: stored.challenge === true,
+    honeypot: stored.honeypot === true,
+    min_fill_seconds:
+      typeof seconds === "number" && Number.isSafeInteger(seconds) && seconds > 0
+        ? Math.min(seconds, maxFillSeconds)
+        : 0,
+  };
+  const on = protection.challenge || protection.honeypot || protection.min_fill_seconds > 0;
+  return on ? protection : noProtection;
 }

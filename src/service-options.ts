@@ -108,8 +108,9 @@ export interface FormServiceOptions {
   limits?: Partial<Limits>;
   /**
    * How often the service removes attachments that no submission claimed within
-   * `limits.attachmentGraceMs`, and finishes deleting forms whose deletion a crash cut
-   * short; 0 turns the timer off (call `sweepAttachments` yourself).
+   * `limits.attachmentGraceMs` (an upload is released at most this long after its grace
+   * period), and finishes deleting forms whose deletion a crash cut short; 0 turns the timer
+   * off (call `sweepAttachments` yourself).
    * @default 600000 (10 minutes)
    */
   sweepIntervalMs?: number;

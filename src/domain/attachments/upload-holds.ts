@@ -118,6 +118,9 @@ export async function holdUpload(
     return ops;
   });
   let etag = written?.[1]?.etag ?? "";
+  // The address's counter as the hold wrote it, last but one: the settle's first attempt
+  // writes on it unread, as an upload's address seldom uploads another file meanwhile.
+  const addressHeld = written?.at(-2) as Stored<CounterRecord> | undefined;
   const attachmentOp = { collection: collections.attachments, partition: form.id };
   return {
     held,
@@ -134,8 +137,10 @@ export async function holdUpload(
         // The form's counter lists the upload as waiting, in the write that settles its
         // bytes; one a form delete removed gets no list.
         const waiting = (counter: Stored<CounterRecord> | null) => waitingWith(counter, settled);
+        const known = attempt === 1 ? addressHeld : undefined;
+        const changes = changesOf(form, record, quota, size - held, waiting, known);
         return [
-          ...(await countOps(ctx, changesOf(form, record, quota, size - held, waiting))),
+          ...(await countOps(ctx, changes)),
           { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
         ];
       });
@@ -173,7 +178,8 @@ function storageCounter(form: FormRecord) {
 
 /**
  * The count changes of `delta` bytes held by the upload of `record`: the storage quota (if
- * any), its address's unclaimed bytes and the form's, with `fields` set on the form's counter.
+ * any), its address's unclaimed bytes (on its counter as `known`, if given) and the form's,
+ * with `fields` set on the form's counter.
  */
 function changesOf(
   form: FormRecord,
@@ -181,10 +187,11 @@ function changesOf(
   quota: number,
   delta: number,
   fields?: CountChange["fields"],
+  known?: Stored<CounterRecord>,
 ): CountChange[] {
   const changes: CountChange[] = [];
   if (Number.isFinite(quota)) changes.push({ key: storageCounter(form), deltas: { used: delta } });
-  changes.push(uploaderChange(record, delta));
+  changes.push({ ...uploaderChange(record, delta), known });
   changes.push({ key: formCounter(form.id), deltas: { [unclaimedBytesCount]: delta }, fields });
   return changes;
 }

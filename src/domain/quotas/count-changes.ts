@@ -30,6 +30,11 @@ export interface CountChange {
    * counters keyed by something unbounded (a client address) last only while they count.
    */
   drop?: boolean;
+  /**
+   * The counter as this process last wrote it, taken instead of a read: a hint, since the
+   * op is conditional on its etag (a batch that fails on it is built again without it).
+   */
+  known?: Stored<CounterRecord>;
 }
 
 /**
@@ -42,10 +47,11 @@ export interface CountChange {
  */
 export async function countOps(ctx: Context, changes: CountChange[]): Promise<BatchOp[]> {
   const ops: BatchOp[] = [];
-  for (const { key, deltas, fields, drop } of changes) {
+  for (const { key, deltas, fields, drop, known } of changes) {
     const moving = Object.entries(deltas).filter(([, delta]) => delta !== 0);
     if (moving.length === 0 && !fields) continue;
-    let stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+    let stored =
+      known ?? (await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id));
     if (!stored && moving.every(([, delta]) => delta < 0)) continue;
     // Made first, so that the batch replaces it on its etag (counterToWrite says why).
     if (!stored) stored = await counterToWrite(ctx, key);

@@ -37,7 +37,8 @@ export async function readAttachments(
  * The batch ops that delete `attachments` (each conditional on its etag as read) and give
  * their bytes back: to the storage quota of `ownerUserId` (when a partner customer owns the
  * form), and to the form's unclaimed bytes and their uploaders' when `unclaimed` (they were
- * not claimed). The counter ops come first: the last op of a Cosmos DB batch applied op by op needs no read.
+ * not claimed). The counter ops come first: the last op of a Cosmos DB batch applied op by
+ * op needs no read.
  */
 export async function removalOps(
   ctx: Context,

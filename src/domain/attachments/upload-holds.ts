@@ -24,7 +24,8 @@ import { newClaimToken, waitingWith } from "./waiting-uploads.ts";
  * What an upload (S3) holds while it streams, kept crash-exact: the reservation is the
  * attachment record itself, marked `uploading`, with the bytes it holds as `file_size`.
  * It is created in ONE `Store.batch` with the raised counts (the owner's storage quota,
- * the form's unclaimed bytes, its address's: address-uploads.ts) and the sweep's upload note; once the file is stored, one
+ * the form's unclaimed bytes, its uploader's: address-uploads.ts) and the sweep's upload
+ * note; once the file is stored, one
  * batch makes it the attachment of the real size and settles the counts to it; a failed
  * upload deletes it and gives the counts back in one batch. So at any moment, crash or
  * not, the storage quota used equals the `file_size` of the owner's attachment records,

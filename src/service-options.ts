@@ -108,8 +108,9 @@ export interface FormServiceOptions {
   limits?: Partial<Limits>;
   /**
    * How often the service removes attachments that no submission claimed within
-   * `limits.attachmentGraceMs`, and finishes deleting forms whose deletion a crash cut
-   * short; 0 turns the timer off (call `sweepAttachments` yourself).
+   * `limits.attachmentGraceMs` (an upload is released at most this long after its grace
+   * period), and finishes deleting forms whose deletion a crash cut short; 0 turns the timer
+   * off (call `sweepAttachments` yourself).
    * @default 600000 (10 minutes)
    */
   sweepIntervalMs?: number;
@@ -144,20 +145,42 @@ export const defaultLimits: Limits = {
   entriesPerInsert: 1000,
   uploadBytes: 25 * 1024 * 1024,
   signedLinkSeconds: 15 * 60,
-  attachmentGraceMs: 24 * 60 * 60 * 1000,
+  attachmentGraceMs: 60 * 60 * 1000,
   unclaimedUploadBytes: 100 * 1024 * 1024,
   unclaimedUploadQuotaShare: 0.75,
+  unclaimedUploadBytesPerAddress: 25 * 1024 * 1024,
 };
 
 /**
- * @throws {TypeError} when `uploadBytes` exceeds `unclaimedUploadBytes`: an upload holds its
- *   largest size against the form's unclaimed bytes while it streams, so such an upload could
- *   never be accepted.
+ * The limits of `given` over {@link defaultLimits}, checked; without its own
+ * `unclaimedUploadBytesPerAddress`, a quarter of `unclaimedUploadBytes` or `uploadBytes`,
+ * whichever is larger, so that a service that raises either keeps them in proportion.
+ * @throws {TypeError} as {@link checkedLimits} says.
+ */
+export function limitsOf(given: Partial<Limits> = {}): Limits {
+  const limits = { ...defaultLimits, ...given };
+  if (given.unclaimedUploadBytesPerAddress === undefined) {
+    const quarter = Math.floor(limits.unclaimedUploadBytes / 4);
+    limits.unclaimedUploadBytesPerAddress = Math.max(limits.uploadBytes, quarter);
+  }
+  return checkedLimits(limits);
+}
+
+/**
+ * @throws {TypeError} when `uploadBytes` exceeds `unclaimedUploadBytes` or
+ *   `unclaimedUploadBytesPerAddress`: an upload holds its largest size against the form's
+ *   unclaimed bytes, and its address's, while it streams, so such an upload could never be
+ *   accepted.
  */
 export function checkedLimits(limits: Limits): Limits {
   if (limits.uploadBytes > limits.unclaimedUploadBytes) {
     throw new TypeError(
       `limits.uploadBytes (${limits.uploadBytes}) exceeds limits.unclaimedUploadBytes (${limits.unclaimedUploadBytes}): no upload that large could be accepted`,
+    );
+  }
+  if (limits.uploadBytes > limits.unclaimedUploadBytesPerAddress) {
+    throw new TypeError(
+      `limits.uploadBytes (${limits.uploadBytes}) exceeds limits.unclaimedUploadBytesPerAddress (${limits.unclaimedUploadBytesPerAddress}): no upload that large could be accepted`,
     );
   }
   return limits;

@@ -18,12 +18,7 @@ import { ServiceError } from "./kernel/errors.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
 import { type ConnectionInfo, requestServer } from "./request-server.ts";
 import { failureResponse } from "./routes/router.ts";
-import {
-  checkedLimits,
-  defaultLimits,
-  type FormServiceOptions,
-  normaliseBasePath,
-} from "./service-options.ts";
+import { type FormServiceOptions, limitsOf, normaliseBasePath } from "./service-options.ts";
 import { createNetworkDestinations } from "./webhooks/destinations.ts";
 import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
 
@@ -131,7 +126,7 @@ function contextOf(
     now: options.now ?? (() => new Date()),
     countryOf: options.countryOf ?? (() => ""),
     partners: resolvePartnerSettings(options.partners),
-    limits: checkedLimits({ ...defaultLimits, ...options.limits }),
+    limits: limitsOf(options.limits),
     destinations: createNetworkDestinations(allowPrivateWebhookDestinations),
     nudgeWebhooks,
     keepRunning,

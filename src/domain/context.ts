@@ -69,7 +69,13 @@ export interface Limits {
   uploadBytes: number;
   /** How long signed download links stay valid, in seconds. */
   signedLinkSeconds: number;
-  /** How long an uploaded attachment may wait for a submission before it is removed. */
+  /**
+   * How long an uploaded attachment may wait for a submission before the sweep removes it
+   * and its bytes leave the form's unclaimed uploads; a file named by a submission later
+   * than that is refused (400). Short, so that uploads never submitted hold the form's cap
+   * briefly.
+   * @default 3600000 (1 hour)
+   */
   attachmentGraceMs: number;
   /**
    * Most bytes the unclaimed uploads of one form (files uploaded that no submission holds
@@ -86,4 +92,12 @@ export interface Limits {
    * @default 0.75
    */
   unclaimedUploadQuotaShare: number;
+  /**
+   * Most bytes the unclaimed uploads of one form may take from one client address (an IPv6
+   * address counts by its /64), so that one client filling the form's cap cannot block the
+   * uploads of others; past it S3 answers that address 413 while others still upload. The
+   * form's cap still bounds it. At least `uploadBytes`.
+   * @default a quarter of `unclaimedUploadBytes`, or `uploadBytes` when larger (26214400, 25 MiB)
+   */
+  unclaimedUploadBytesPerAddress: number;
 }

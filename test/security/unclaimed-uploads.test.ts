@@ -85,8 +85,13 @@ describe("the cap on unclaimed upload bytes per form", () => {
 
   it("is exact under concurrent uploads, and claiming or the sweep releases the bytes", async () => {
     const store = createMemoryStore();
-    // Each upload reserves its largest size (300 bytes) before streaming: 3 fit in 1000.
-    const limits = { unclaimedUploadBytes: 1000, uploadBytes: 300 };
+    // Each upload reserves its largest size (300 bytes) before streaming: 3 fit in 1000. They
+    // come from one address, here allowed the whole cap (the next describe bounds it).
+    const limits = {
+      unclaimedUploadBytes: 1000,
+      uploadBytes: 300,
+      unclaimedUploadBytesPerAddress: 1000,
+    };
     const env = await withFiles({ store, limits });
     const file = "x".repeat(300);
     const answers = await Promise.all(

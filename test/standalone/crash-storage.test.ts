@@ -3,7 +3,7 @@
  * server as a child process: concurrent S3 uploads, S2s that claim them and S7s on a
  * partner customer's form with a storage quota, kill -9 three times. Then the quota used
  * must equal the bytes of the attachment records (holds of uploads cut short included), the
- * form's unclaimed bytes those of the unclaimed ones, and no attachment may be claimed by a
+ * form's unclaimed bytes (and its client address's) those of the unclaimed ones, and no attachment may be claimed by a
  * missing submission.
  */
 import assert from "node:assert/strict";
@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
+import { addressCounter } from "../../src/domain/attachments/address-uploads.ts";
 import { queryAll } from "../../src/ports/query-all.ts";
 import type { Store } from "../../src/ports/store.ts";
 import { conformingHttpFetch } from "../openapi/conformance.ts";
@@ -153,6 +154,10 @@ describe("storage quota after kill -9 (standalone server)", () => {
       const form = await counter(store, "form_counters", owned.formId, owned.formId);
       const unclaimed = files.filter((file) => !file.submission_id);
       assert.equal(form.unclaimed_bytes ?? 0, sum(unclaimed), "unclaimed bytes");
+      // Every client is 127.0.0.1: its own count holds the same bytes.
+      const address = addressCounter(owned.formId, "127.0.0.1").id;
+      const held = await counter(store, "form_counters", owned.formId, address);
+      assert.equal(held.unclaimed_bytes ?? 0, sum(unclaimed), "the address's unclaimed bytes");
       const submissions = await queryAll(store, "submissions", owned.formId);
       assert.equal(form.submissions, submissions.length, "the form's count");
       const stored = new Set(submissions.map((submission) => submission.id));

@@ -6,6 +6,7 @@ import { type CountChange, countOps } from "../quotas/count-changes.ts";
 import { quotaCounter } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
 import type { AttachmentRecord } from "../records/submission-record.ts";
+import { uploadersGiveBack } from "./address-uploads.ts";
 import { unclaimedBytesCount } from "./unclaimed-uploads.ts";
 
 /**
@@ -35,8 +36,9 @@ export async function readAttachments(
 /**
  * The batch ops that delete `attachments` (each conditional on its etag as read) and give
  * their bytes back: to the storage quota of `ownerUserId` (when a partner customer owns the
- * form), and to the form's unclaimed bytes when `unclaimed` (they were not claimed). The
- * counter ops come first: the last op of a Cosmos DB batch applied op by op needs no read.
+ * form), and to the form's unclaimed bytes and their uploaders' when `unclaimed` (they were
+ * not claimed). The counter ops come first: the last op of a Cosmos DB batch applied op by
+ * op needs no read.
  */
 export async function removalOps(
   ctx: Context,
@@ -51,8 +53,10 @@ export async function removalOps(
     const key = quotaCounter(ownerUserId, "total_file_storage");
     changes.push({ key, deltas: { used: -bytes } });
   }
-  if (unclaimed)
+  if (unclaimed) {
+    changes.push(...uploadersGiveBack(attachments.map(({ record }) => record)));
     changes.push({ key: formCounter(formId), deltas: { [unclaimedBytesCount]: -bytes } });
+  }
   const deletes = attachments.map(
     ({ record, etag }): BatchOp => ({
       op: "delete",

@@ -9,7 +9,13 @@ import { type CounterRecord, counterOp, counterToWrite } from "../quotas/counter
 import { quotaCounter, quotaExceeded } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
 import type { AttachmentRecord } from "../records/submission-record.ts";
-import { uploadBucketOf } from "./attachment-sweep.ts";
+import {
+  addressCapOf,
+  addressCapReached,
+  uploaderChange,
+  uploaderCounter,
+} from "./address-uploads.ts";
+import { uploadBucketOf, uploadNoteOf } from "./attachment-sweep.ts";
 import { settledUploadsOf } from "./settled-uploads.ts";
 import { capReached, unclaimedBytesCount, unclaimedCapOf } from "./unclaimed-uploads.ts";
 import { newClaimToken, waitingWith } from "./waiting-uploads.ts";
@@ -18,7 +24,8 @@ import { newClaimToken, waitingWith } from "./waiting-uploads.ts";
  * What an upload (S3) holds while it streams, kept crash-exact: the reservation is the
  * attachment record itself, marked `uploading`, with the bytes it holds as `file_size`.
  * It is created in ONE `Store.batch` with the raised counts (the owner's storage quota,
- * the form's unclaimed bytes) and the sweep's upload note; once the file is stored, one
+ * the form's unclaimed bytes, its uploader's: address-uploads.ts) and the sweep's upload
+ * note; once the file is stored, one
  * batch makes it the attachment of the real size and settles the counts to it; a failed
  * upload deletes it and gives the counts back in one batch. So at any moment, crash or
  * not, the storage quota used equals the `file_size` of the owner's attachment records,
@@ -44,10 +51,11 @@ export interface UploadHold {
 
 /**
  * Holds up to `limit` bytes for the upload of `record` (its `file_size` is set here): as
- * much as the owner's storage quota (`quota`, from `storageQuotaOf`) and the form's
- * unclaimed-upload cap leave, in one batch with the reservation record.
+ * much as the owner's storage quota (`quota`, from `storageQuotaOf`), the form's
+ * unclaimed-upload cap and the uploader's share of it leave, in one batch with the
+ * reservation record.
  * @throws {ServiceError} `quota_exceeded` when nothing of the quota is left (named first
- *   when both bounds bite), 413 when nothing of the cap is.
+ *   when several bounds bite), 413 when nothing of the form's cap or the address's is.
  */
 export async function holdUpload(
   ctx: Context,
@@ -57,6 +65,8 @@ export async function holdUpload(
   limit: number,
 ): Promise<UploadHold> {
   const cap = unclaimedCapOf(ctx, quota);
+  const addressCap = addressCapOf(ctx, cap);
+  const addressKey = uploaderCounter(record);
   let bound: () => ServiceError = () => fileTooLarge(limit);
   let held = 0;
   const written = await batchAgain(ctx, async () => {
@@ -67,20 +77,28 @@ export async function holdUpload(
     const counter = await readFormCounter(ctx, form.id);
     const unclaimed = counter?.record.counts[unclaimedBytesCount] ?? 0;
     if (unclaimed >= cap) throw capReached(cap);
-    held = Math.min(limit, quota - used, cap - unclaimed);
-    if (held < limit) {
-      bound =
-        held === quota - used
-          ? () => quotaExceeded("total_file_storage", quota)
-          : () => capReached(cap);
-    }
+    const address = await ctx.store.get<CounterRecord>(
+      addressKey.collection,
+      addressKey.partition,
+      addressKey.id,
+    );
+    const byAddress = address?.record.counts[unclaimedBytesCount] ?? 0;
+    if (byAddress >= addressCap) throw addressCapReached(addressCap);
+    const bounds: [number, () => ServiceError][] = [
+      [quota - used, () => quotaExceeded("total_file_storage", quota)],
+      [cap - unclaimed, () => capReached(cap)],
+      [addressCap - byAddress, () => addressCapReached(addressCap)],
+    ];
+    held = Math.min(limit, ...bounds.map(([left]) => left));
+    // The first bound that leaves only `held` is named, the quota before the caps.
+    if (held < limit) bound = bounds.find(([left]) => left === held)?.[1] ?? bound;
     const hold: AttachmentRecord = { ...record, file_size: held, uploading: true };
     const ops: BatchOp[] = [
       {
         op: "create",
         collection: collections.uploads,
         partition: uploadBucketOf(ctx.now()),
-        record: { id: record.id, form_id: form.id } as StoreRecord,
+        record: uploadNoteOf(record, ctx.now()) as StoreRecord,
       },
       {
         op: "create",
@@ -93,12 +111,17 @@ export async function holdUpload(
       const key = storageCounter(form);
       ops.push(counterOp(key, storage, { ...storage?.record.counts, used: used + held }));
     }
+    const addressCounts = { ...address?.record.counts, [unclaimedBytesCount]: byAddress + held };
+    ops.push(counterOp(addressKey, address, addressCounts));
     const counts = { ...counter?.record.counts, [unclaimedBytesCount]: unclaimed + held };
     // Last: Cosmos DB's op-by-op batch writes its last op without reading it first.
     ops.push(counterOp(formCounter(form.id), counter, counts));
     return ops;
   });
   let etag = written?.[1]?.etag ?? "";
+  // The address's counter as the hold wrote it, last but one: the settle's first attempt
+  // writes on it unread, as an upload's address seldom uploads another file meanwhile.
+  const addressHeld = written?.at(-2) as Stored<CounterRecord> | undefined;
   const attachmentOp = { collection: collections.attachments, partition: form.id };
   return {
     held,
@@ -115,8 +138,10 @@ export async function holdUpload(
         // The form's counter lists the upload as waiting, in the write that settles its
         // bytes; one a form delete removed gets no list.
         const waiting = (counter: Stored<CounterRecord> | null) => waitingWith(counter, settled);
+        const known = attempt === 1 ? addressHeld : undefined;
+        const changes = changesOf(form, record, quota, size - held, waiting, known);
         return [
-          ...(await countOps(ctx, changesOf(form, quota, size - held, waiting))),
+          ...(await countOps(ctx, changes)),
           { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
         ];
       });
@@ -133,7 +158,7 @@ export async function holdUpload(
           etag = stored.etag;
         }
         return [
-          ...(await countOps(ctx, changesOf(form, quota, -held))),
+          ...(await countOps(ctx, changesOf(form, record, quota, -held))),
           { op: "delete", ...attachmentOp, id: record.id, ifMatch: etag },
         ];
       });
@@ -153,17 +178,21 @@ function storageCounter(form: FormRecord) {
 }
 
 /**
- * The count changes of `delta` bytes held: the storage quota (if any) and the unclaimed
- * bytes, with `fields` set on the form's counter.
+ * The count changes of `delta` bytes held by the upload of `record`: the storage quota (if
+ * any), its address's unclaimed bytes (on its counter as `known`, if given) and the form's,
+ * with `fields` set on the form's counter.
  */
 function changesOf(
   form: FormRecord,
+  record: AttachmentRecord,
   quota: number,
   delta: number,
   fields?: CountChange["fields"],
+  known?: Stored<CounterRecord>,
 ): CountChange[] {
   const changes: CountChange[] = [];
   if (Number.isFinite(quota)) changes.push({ key: storageCounter(form), deltas: { used: delta } });
+  changes.push({ ...uploaderChange(record, delta), known });
   changes.push({ key: formCounter(form.id), deltas: { [unclaimedBytesCount]: delta }, fields });
   return changes;
 }

@@ -3,6 +3,7 @@ import { newId } from "../../kernel/ids.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { BatchOp, Stored } from "../../ports/store.ts";
 import type { Caller } from "../accounts/caller.ts";
+import { uploadersGiveBack } from "../attachments/address-uploads.ts";
 import {
   bytesOf,
   type Claimable,
@@ -24,7 +25,7 @@ import {
   readFormCounter,
   versionOf,
 } from "../forms/form-snapshots.ts";
-import { batchInTurns } from "../quotas/count-changes.ts";
+import { batchInTurns, countOps } from "../quotas/count-changes.ts";
 import { type CounterRecord, counterOp } from "../quotas/counters.ts";
 import { quotaOp } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
@@ -115,12 +116,15 @@ export async function postOps(
   const checked = await checkedFor(ctx, post, snapshot, counter, attempt);
   const counts = countsOf(counter, checked);
   const monthly = await quotaOp(ctx, snapshot.form.owner_user_id, "monthly_form_submissions");
+  // The claimed files' bytes leave their uploaders' counts too (address-uploads.ts).
+  const uploaders = await countOps(ctx, uploadersGiveBack(checked.claims.map(claimedFile)));
   const submission = submissionOf(ctx, snapshot, id, checked, post.caller, post.device, draft);
   const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
   post.written = { snapshot, fresh: !counter, actions };
   return [
     // The files claimed leave the uploads it lists as waiting (waiting-uploads.ts).
     counterOp(formCounter(formId), counter, counts, waitingWithout(counter, checked.claims)),
+    ...uploaders,
     ...(monthly ? [monthly] : []),
     // The claims in the batch, before the submission and its deliveries: a claim that
     // fails (a file taken meanwhile) undoes only the counters, on Cosmos DB's op-by-op
@@ -130,6 +134,11 @@ export async function postOps(
     ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
     ...actions.ops,
   ];
+}
+
+/** The attachment a claim is of. */
+function claimedFile({ record }: Claimable) {
+  return record;
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { ValidationError } from "../../kernel/errors.ts";
 import type { BatchOp, Stored } from "../../ports/store.ts";
+import { uploadersGiveBack } from "../attachments/address-uploads.ts";
 import {
   bytesOf,
   type Claimable,
@@ -20,7 +21,7 @@ import type { Context } from "../context.ts";
 import { formNotFound } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
-import { batchAgain } from "../quotas/count-changes.ts";
+import { batchAgain, countOps } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { collections } from "../records/collections.ts";
 import type {
@@ -170,6 +171,8 @@ async function updateOps(
     },
     ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
     ...claimOps(stored.record.id, claims, next.modified_date_utc),
+    // The claimed files' bytes leave their uploaders' counts (address-uploads.ts).
+    ...(await countOps(ctx, uploadersGiveBack(claims.map(({ record }) => record)))),
   ];
   const held = inventoryHeld(rules, stored.record);
   const wanted = next.inventory_taken ?? [];

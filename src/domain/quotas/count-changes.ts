@@ -25,6 +25,16 @@ export interface CountChange {
    * waiting uploads: waiting-uploads.ts); written even when no count moves.
    */
   fields?: (stored: Stored<CounterRecord> | null) => Readonly<Record<string, unknown>>;
+  /**
+   * Delete the counter record, on its etag, when every count it holds falls to 0, so that
+   * counters keyed by something unbounded (a client address) last only while they count.
+   */
+  drop?: boolean;
+  /**
+   * The counter as this process last wrote it, taken instead of a read: a hint, since the
+   * op is conditional on its etag (a batch that fails on it is built again without it).
+   */
+  known?: Stored<CounterRecord>;
 }
 
 /**
@@ -32,20 +42,25 @@ export interface CountChange {
  * never goes below 0) and sets its `fields`, conditional on the counter as read. A counter
  * that is not there and would only lose is left alone, as `adjustCount` does: giving back to
  * a count that is gone (a deleted form's) recreates nothing. Changes that add up to nothing
- * and set no field are left out.
+ * and set no field are left out; a change with `drop` that leaves every count at 0 deletes
+ * the counter.
  */
 export async function countOps(ctx: Context, changes: CountChange[]): Promise<BatchOp[]> {
   const ops: BatchOp[] = [];
-  for (const { key, deltas, fields } of changes) {
+  for (const { key, deltas, fields, drop, known } of changes) {
     const moving = Object.entries(deltas).filter(([, delta]) => delta !== 0);
     if (moving.length === 0 && !fields) continue;
-    let stored = await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id);
+    let stored =
+      known ?? (await ctx.store.get<CounterRecord>(key.collection, key.partition, key.id));
     if (!stored && moving.every(([, delta]) => delta < 0)) continue;
     // Made first, so that the batch replaces it on its etag (counterToWrite says why).
     if (!stored) stored = await counterToWrite(ctx, key);
     const counts = { ...stored.record.counts };
     for (const [name, delta] of moving) counts[name] = Math.max(0, (counts[name] ?? 0) + delta);
-    ops.push(counterOp(key, stored, counts, fields?.(stored)));
+    if (drop && !fields && Object.values(counts).every((count) => count === 0)) {
+      const { etag, record } = stored;
+      ops.push({ op: "delete", ...key, ifMatch: etag, previous: record });
+    } else ops.push(counterOp(key, stored, counts, fields?.(stored)));
   }
   return ops;
 }

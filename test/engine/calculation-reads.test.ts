@@ -78,11 +78,20 @@ describe("form engine: what a calculation or a condition reads", () => {
         fields: [{ unique_system_name: "total_5", expression: { var: { cat: ["total", "_5"] } } }],
       },
     });
+    const nested = await env.call("POST", sectionPath(env.formId, "conditionallogicsettings"), {
+      as: env.alice,
+      body: {
+        rules: [
+          { fields: ["diet_3"], action: "show", when: { "==": [1, { val: { cat: ["a"] } }] } },
+        ],
+      },
+    });
+    assert.match(nested.body.issues[0].message, /\(val in ==\.1\)/);
     assert.deepEqual(refused.body.issues, [
       {
         path: "fields.0.expression",
         message:
-          "reads a value whose name it does not write out (var at var): name each field it reads as a string",
+          "reads a value whose name it does not write out (var): name each field it reads as a string",
       },
     ]);
     const { body } = await env.call("GET", `/api/form/${env.formId}`);

@@ -11,7 +11,10 @@
 export interface ExpressionReads {
   /** The fields it reads, by name (for `var` and `missing`, a dotted path's first part). */
   fields: Set<string>;
-  /** Each read that does not write its name out: the operator and where it sits. */
+  /**
+   * Each read that does not write its name out: its operator, and the path of the node it
+   * sits in (`var in +.1`).
+   */
   unnamed: string[];
 }
 
@@ -76,7 +79,7 @@ export function readsOf(expression: unknown): ExpressionReads {
     if (reader && operator) {
       const { fields, more } = reader(arg);
       for (const field of fields) {
-        if (field === null) reads.unnamed.push(`${operator} at ${where(operator)}`);
+        if (field === null) reads.unnamed.push(at ? `${operator} in ${at}` : operator);
         else reads.fields.add(field);
       }
       for (const part of more) stack.push({ node: part, at: where(operator) });

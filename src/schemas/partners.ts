@@ -85,8 +85,6 @@ export interface CustomerInput {
  */
 export function parseCustomerBody(body: unknown, requireEmail: boolean): CustomerInput {
   const schema = requireEmail ? newCustomerBody : customerChangesBody;
-  // valibot's object schema lets arrays through.
-  if (Array.isArray(body)) throw new ValidationError("The customer must be a JSON object");
   const parsed = parseWith(schema, body, "The customer is not valid") as Record<string, unknown>;
   const fields: Record<string, unknown> = {};
   const issues: ValidationIssue[] = [];

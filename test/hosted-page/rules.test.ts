@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { settingsPath } from "./fixture.ts";
 import { browserSession, screenshot } from "./session.ts";
 
@@ -47,7 +48,8 @@ const sections = {
 describe("hosted form page in Chromium: the form engine's rules live", {
   timeout: 120_000,
 }, () => {
-  const s = browserSession();
+  const store = createMemoryStore();
+  const s = browserSession({ store });
 
   it("hides a field, computes a total, narrows a cascading list, disables a sold-out option; stores what the server decides", async () => {
     const created = await s.env.call("POST", "/api/restricted/form", {
@@ -103,6 +105,56 @@ describe("hosted form page in Chromium: the form engine's rules live", {
       { unique_system_name: "country_6", submitted_value: "NZ" },
       { unique_system_name: "city_7", submitted_value: "Wellington" },
       { unique_system_name: "session_8", submitted_value: "pm" },
+    ]);
+  });
+
+  it("fills a calculated field from the other fields only, as the server does, even from a stored expression that reads it", async () => {
+    const created = await s.env.call("POST", "/api/restricted/form", {
+      as: s.alice,
+      body: {
+        form_configuration: { settings: { form_name: "Echo", form_type: "classicsingle" } },
+        form_definition: {
+          pages: [
+            {
+              fields: [
+                { unique_system_name: "name_1", type: "text", label: "Name" },
+                { unique_system_name: "echo_2", type: "text", label: "Echo" },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(created.status, 200);
+    const formId: string = created.body.id;
+    // Stored before F2 refused it: the field reads its own value, so each change would add an x.
+    const stored = await store.get<{ id: string; form_configuration: Record<string, unknown> }>(
+      "forms",
+      formId,
+      formId,
+    );
+    assert.ok(stored);
+    stored.record.form_configuration.calculatedfieldsettings = {
+      fields: [
+        {
+          unique_system_name: "echo_2",
+          expression: { cat: [{ var: { cat: ["echo", "_2"] } }, "x", { var: "name_1" }] },
+        },
+      ],
+    };
+    await store.replace("forms", formId, stored.record);
+    const page = await s.openPage();
+    await page.goto(`${s.env.base}/f/${formId}`);
+    const name = page.getByRole("textbox", { name: "Name" });
+    for (const typed of ["A", "Ad", "Ada"]) await name.fill(typed);
+    assert.equal(await page.getByRole("textbox", { name: "Echo" }).inputValue(), "xAda");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.getByRole("status").waitFor();
+    assert.deepEqual(s.strays, []);
+    const listed = await s.submissions(formId);
+    assert.deepEqual(listed.results[0].form_fields, [
+      { unique_system_name: "name_1", submitted_value: "Ada" },
+      { unique_system_name: "echo_2", submitted_value: "xAda" },
     ]);
   });
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { after, before } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import type { FormServiceOptions } from "../../src/index.ts";
 import type { TestUser } from "../helpers.ts";
 import { launchChromium } from "./chromium.ts";
 import { startServer } from "./server.ts";
@@ -15,8 +16,9 @@ export const screenshot = (name: string) => new URL(name, artifacts).pathname;
 /**
  * A test file's browser session: the service on a real server with one account (`alice`),
  * and headless Chromium (see {@link launchChromium}), both closed after the file's tests. Call it inside `describe`.
+ * `options` go to the service (a store the test reads and writes, say).
  */
-export function browserSession() {
+export function browserSession(options: Partial<FormServiceOptions> = {}) {
   // Launched by the first page, so that a Chromium that cannot start fails each test with its
   // reason (a failing `before` hook would only cancel them).
   let browser: Promise<Browser> | undefined;
@@ -59,7 +61,7 @@ export function browserSession() {
   };
   before(async () => {
     await mkdir(artifacts, { recursive: true });
-    session.env = await startServer();
+    session.env = await startServer(options);
     const alice = await session.env.service.admin.createAccount({ email: "alice@example.com" });
     session.alice = alice as TestUser;
   });

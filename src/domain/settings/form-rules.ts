@@ -62,9 +62,13 @@ export function compileRules(form: FormRecord): FormRules {
 
 /**
  * Applies `rules` to the values `given` (by field name) of a form with `fields`: computes
- * the calculated fields over the other values (a result that is not a finite number or a
- * string is `""`), then decides which fields the conditions hide or require. A condition
- * that cannot be evaluated is false.
+ * the calculated fields in order (a result that is not a finite number or a string is
+ * `""`), then decides which fields the conditions hide or require, over the values with the
+ * results in place. A condition that cannot be evaluated is false.
+ *
+ * A calculation sees the plain fields and the results computed before it, never a value sent
+ * for a calculated field: its own and later ones read `""`, whatever the expression (one
+ * stored before F2 refused names built at run time, say) asks for.
  */
 export function evaluate(
   rules: FormRules,
@@ -77,8 +81,10 @@ export function evaluate(
   }
   const values = new Map(given);
   const data: LogicData = {};
-  for (const [name, field] of fields) data[name] = logicValue(field, given.get(name) ?? "");
-  const calculated = new Set<string>();
+  const calculated = new Set(rules.calculations.map((calculation) => calculation.name));
+  for (const [name, field] of fields) {
+    data[name] = calculated.has(name) ? "" : logicValue(field, given.get(name) ?? "");
+  }
   for (const { name, run } of rules.calculations) {
     const result = run(data);
     const value =
@@ -87,7 +93,6 @@ export function evaluate(
         : "";
     data[name] = value;
     values.set(name, String(value));
-    calculated.add(name);
   }
   const shown = new Set<string>();
   const hidden = new Set<string>();

@@ -58,22 +58,6 @@ export function expressionProblem(expression: unknown): string | null {
   }
 }
 
-/** The names an expression reads with `var` (the first segment of a dotted path). */
-export function varsOf(expression: unknown): Set<string> {
-  const names = new Set<string>();
-  const stack: unknown[] = [expression];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (typeof next !== "object" || next === null) continue;
-    if (!Array.isArray(next) && "var" in next) {
-      const target = (next as { var: unknown }).var;
-      const path = Array.isArray(target) ? target[0] : target;
-      if (typeof path === "string" && path !== "") names.add(path.split(".")[0] as string);
-    }
-    stack.push(...Object.values(next));
-  }
-  return names;
-}
-
 /** JsonLogic truthiness, as the library decides it. */
 export function truthy(value: unknown): boolean {
   return Boolean(engine.truthy(value));

@@ -69,9 +69,14 @@ export function applyRules(form: HTMLFormElement, rules: PageRules): void {
     const control = fields.get(name)?.querySelector("input");
     if (control) control.readOnly = true;
   }
+  // As the server does: a calculation sees the plain fields and the results before it; its
+  // own field and later calculated ones read "".
+  const calculated = new Set(calculations.map((calculation) => calculation.unique_system_name));
   const update = () => {
     const data: Record<string, string | number> = {};
-    for (const [name, field] of fields) data[name] = logicValue(field, currentValue(field));
+    for (const [name, field] of fields) {
+      data[name] = calculated.has(name) ? "" : logicValue(field, currentValue(field));
+    }
     for (const { unique_system_name: name, expression } of calculations) {
       const result = evaluate(expression, data);
       const value =

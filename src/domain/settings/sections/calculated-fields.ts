@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { compileExpression } from "../json-logic.ts";
 import { definitionChecks } from "./definition-checks.ts";
-import { expression, fieldName, lenient } from "./schema-parts.ts";
+import { expression, fieldName } from "./schema-parts.ts";
 import type { SettingsSection } from "./section.ts";
 
 const schema = v.looseObject({
@@ -42,9 +42,8 @@ export const calculatedFieldSettings: SettingsSection<CalculatedFields> = {
     return check.issues;
   },
   compile(stored, fields) {
-    const calculations = lenient(schema, stored)?.fields ?? [];
     return {
-      calculations: calculations
+      calculations: storedCalculations(stored)
         // A file field's value names attachments: never one a calculation could make up.
         .filter((calc) => {
           const target = fields.get(calc.unique_system_name);
@@ -62,3 +61,19 @@ export const calculatedFieldSettings: SettingsSection<CalculatedFields> = {
     items: (rendered) => (rendered as Partial<CalculatedFields> | undefined)?.fields ?? [],
   },
 };
+
+/**
+ * The calculations of a stored section, each read on its own: one that does not parse still
+ * makes its field calculated (with no result, `""`), so that a value sent for a field the
+ * owner meant to compute is never kept.
+ */
+function storedCalculations(
+  stored: unknown,
+): { unique_system_name: string; expression: unknown }[] {
+  const listed = (stored as { fields?: unknown } | null | undefined)?.fields;
+  if (!Array.isArray(listed)) return [];
+  return listed.flatMap((item: unknown) => {
+    const { unique_system_name: name, expression } = (item ?? {}) as Record<string, unknown>;
+    return typeof name === "string" ? [{ unique_system_name: name, expression }] : [];
+  });
+}

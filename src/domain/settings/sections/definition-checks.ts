@@ -4,7 +4,8 @@
  */
 import type { ValidationIssue } from "../../../kernel/errors.ts";
 import { type FormDefinition, type FormField, fieldsOf } from "../../forms/form-definition.ts";
-import { expressionProblem, varsOf } from "../json-logic.ts";
+import { readsOf } from "../expression-reads.ts";
+import { expressionProblem } from "../json-logic.ts";
 
 /** Issues gathered against one form's definition. */
 export interface DefinitionChecks {
@@ -12,7 +13,10 @@ export interface DefinitionChecks {
   issues: ValidationIssue[];
   /** The field named `name`, or an issue at `path` saying there is none. */
   field(name: string, path: string): FormField | undefined;
-  /** An issue at `path` unless `expression` is JsonLogic reading only names `known` allows. */
+  /**
+   * An issue at `path` unless `expression` is JsonLogic that reads values only by names written
+   * out (expression-reads.ts), each one `known` allows.
+   */
   expression(expression: unknown, path: string, known: (name: string) => boolean): void;
   /** Whether the definition has a field named `name`. */
   has(name: string): boolean;
@@ -33,7 +37,14 @@ export function definitionChecks(definition: FormDefinition): DefinitionChecks {
     expression(expression, path, known) {
       const problem = expressionProblem(expression);
       if (problem) issues.push({ path, message: problem });
-      for (const name of varsOf(expression)) {
+      const reads = readsOf(expression);
+      for (const read of reads.unnamed) {
+        issues.push({
+          path,
+          message: `reads a value whose name it does not write out (${read}): name each field it reads as a string`,
+        });
+      }
+      for (const name of reads.fields) {
         if (!known(name)) issues.push({ path, message: `reads ${name}, which it may not` });
       }
     },

@@ -54,6 +54,9 @@ test("no e-mail when disabled, missing, or the recipient field holds no address"
   assert.equal(confirmationEmailOf(formWith({ ...settings, enabled: false }), values), null);
   assert.equal(confirmationEmailOf(formWith(settings), submissionOf({ email_1: "" })), null);
   assert.equal(confirmationEmailOf(formWith("nonsense"), values), null);
+  // Stored before F2 bounded it: a template nesting sections too deep sends nothing.
+  const deep = `${"{{#email_1}}".repeat(33)}x${"{{/email_1}}".repeat(33)}`;
+  assert.equal(confirmationEmailOf(formWith({ ...settings, body_text: deep }), values), null);
 });
 
 test("CR/LF in submitted values adds no header and no recipient", () => {

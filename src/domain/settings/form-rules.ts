@@ -64,8 +64,8 @@ export function compileRules(form: FormRecord): FormRules {
  * Applies `rules` to the values `given` (by field name) of a form with `fields`: computes
  * the calculated fields over the other values (a result that is not a finite number or a
  * string is `""`, and so is one past what the calculations may add to a submission in all,
- * {@link maxExpressionText} characters), then decides which fields the conditions hide or require. A condition
- * that cannot be evaluated is false.
+ * {@link maxExpressionText} characters), then decides which fields the conditions hide or
+ * require. A condition that cannot be evaluated is false.
  */
 export function evaluate(
   rules: FormRules,

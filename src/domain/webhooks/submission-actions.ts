@@ -160,11 +160,11 @@ const flagOf = {
 } as const;
 
 /**
- * The first attempts, all at once (an action `refused` before any failed), S2 waiting for each at most `ctx.actions.attemptMs`. A
- * destination post is aborted then. An e-mail is not: the SMTP server may still accept it,
- * so it stays held until the mailer answers (bounded by its own timeouts) and is settled by
- * that answer in the background; only a failure is retried. Its flag is set all the same:
- * S2 could not say it was sent.
+ * The first attempts, all at once, S2 waiting for each at most `ctx.actions.attemptMs`; an
+ * action `refused` before any attempt counts as failed. A destination post is aborted then.
+ * An e-mail is not: the SMTP server may still accept it, so it stays held until the mailer
+ * answers (bounded by its own timeouts) and is settled by that answer in the background;
+ * only a failure is retried. Its flag is set all the same: S2 could not say it was sent.
  */
 async function attemptAll(
   ctx: Context,

@@ -34,28 +34,27 @@ export function renderWithin(
     output.push(text);
     return true;
   };
-  const value = (context: Mustache.Context, name: string): unknown => context.lookup(name);
   const walk = (list: Token[], context: Mustache.Context): boolean => {
     for (const [kind, name, , , children = []] of list) {
       if (kind === "text" && !add(name)) return false;
       if (kind === "name" || kind === "&") {
-        const found = value(context, name);
+        const found = context.lookup(name);
         if (found == null) continue;
         const text = typeof found === "string" ? found : String(found);
         // Escaping never shortens: a raw value past the budget is past it escaped too.
         if (text.length > left) return false;
         if (!add(kind === "name" ? Mustache.escape(text) : text)) return false;
       }
-      if (kind === "#" && !section(children, context, value(context, name))) return false;
+      if (kind === "#" && !section(children, context, context.lookup(name))) return false;
       if (kind === "^") {
-        const found = value(context, name);
+        const found = context.lookup(name);
         const empty = !found || (Array.isArray(found) && found.length === 0);
         if (empty && !walk(children, context)) return false;
       }
     }
     return true;
   };
-  /** A section as Mustache renders it: once per item of a list, once for any other truthy value. */
+  /** A section as Mustache renders it: once per item of a list, once for another truthy value. */
   const section = (children: Token[], context: Mustache.Context, found: unknown): boolean => {
     if (!found) return true;
     if (Array.isArray(found)) return found.every((item) => walk(children, context.push(item)));

@@ -179,3 +179,30 @@ test("a calculation that repeats a 200 kB value 2,000 times: S2 answers, the bod
     assert.equal(calc.submitted_value, "");
   }
 });
+
+test("a draft made a submission by S6 logs the e-mail past its bound as refused too", async () => {
+  const env = await formWith([textarea], {});
+  await env.setSection("confirmationemailsettings", {
+    enabled: true,
+    recipient_field: "email_1",
+    body_text: "{{gpi_6}}".repeat(2000),
+  });
+  const form_fields = [
+    { unique_system_name: "email_1", submitted_value: "ann@example.com" },
+    { unique_system_name: "gpi_6", submitted_value: "x".repeat(valueBytes) },
+  ];
+  const draft = await request(env.service, "POST", `/api/form/${env.formId}/submission`, {
+    body: { form_fields, is_draft_submission: true },
+  });
+  assert.equal(draft.status, 200, JSON.stringify(draft.body));
+  assert.equal((await env.log("email")).body.results.length, 0);
+  const path = `/api/restricted/form/${env.formId}/submission/${draft.body.id}`;
+  const updated = await request(env.service, "POST", path, {
+    as: env.owner,
+    body: { form_fields, is_draft_submission: false },
+  });
+  assert.equal(updated.status, 200, JSON.stringify(updated.body));
+  const [delivery] = (await env.log("email")).body.results;
+  assert.equal(delivery.status, "failed");
+  assert.match(delivery.attempts[0].message, /rendered body is larger than 65536 bytes/);
+});

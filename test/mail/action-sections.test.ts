@@ -49,6 +49,7 @@ test("F2 refuses a confirmation e-mail section with each bad path named", async 
     ],
     [{ recipient_field: "email_1", subject: "x".repeat(999) }, ["subject"]],
     [{ recipient_field: "email_1", body_text: "x".repeat(20_001) }, ["body_text"]],
+    [{ recipient_field: "email_1", body_text: nested(33) }, ["body_text"]],
     [{ enabled: "yes", recipient_field: "email_1" }, ["enabled"]],
   ];
   for (const [body, paths] of cases) {
@@ -65,7 +66,24 @@ test("F2 refuses a confirmation e-mail section with each bad path named", async 
   };
   const saved = await setSection(env, "confirmationemailsettings", good);
   assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  const deep = await setSection(env, "confirmationemailsettings", {
+    ...good,
+    body_text: nested(33),
+  });
+  assert.deepEqual(deep.body.issues, [
+    { path: "body_text", message: "must not nest sections more than 32 deep" },
+  ]);
+  const deepest = await setSection(env, "confirmationemailsettings", {
+    ...good,
+    body_text: nested(32),
+  });
+  assert.equal(deepest.status, 200, JSON.stringify(deepest.body));
 });
+
+/** A template of `depth` sections, one inside the other. */
+function nested(depth: number) {
+  return `${"{{#name_2}}".repeat(depth)}{{name_2}}${"{{/name_2}}".repeat(depth)}`;
+}
 
 test("F2 refuses a destination section with each bad path named", async () => {
   const env = await withActionForm();

@@ -8,7 +8,7 @@
 import { compileDefinition, type FormField } from "../forms/form-definition.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import type { FormRules, RuleParts } from "./compiled-rules.ts";
-import { type LogicData, truthy } from "./json-logic.ts";
+import { type LogicData, maxExpressionText, truthy } from "./json-logic.ts";
 import { settingsSections } from "./sections/registry.ts";
 
 export type { Cascade, FormRules } from "./compiled-rules.ts";
@@ -63,8 +63,10 @@ export function compileRules(form: FormRecord): FormRules {
 /**
  * Applies `rules` to the values `given` (by field name) of a form with `fields`: computes
  * the calculated fields in order (a result that is not a finite number or a string is
- * `""`), then decides which fields the conditions hide or require, over the values with the
- * results in place. A condition that cannot be evaluated is false.
+ * `""`, and so is one past what the calculations may add to a submission in all,
+ * {@link maxExpressionText} characters), then decides which fields the conditions hide or
+ * require, over the values with the results in place. A condition that cannot be evaluated
+ * is false.
  *
  * A calculation sees the plain fields and the results computed before it, never a value sent
  * for a calculated field: its own and later ones read `""`, whatever the expression (one
@@ -85,12 +87,16 @@ export function evaluate(
   for (const [name, field] of fields) {
     data[name] = calculated.has(name) ? "" : logicValue(field, given.get(name) ?? "");
   }
+  let left = maxExpressionText;
   for (const { name, run } of rules.calculations) {
     const result = run(data);
-    const value =
+    let value =
       typeof result === "string" || (typeof result === "number" && Number.isFinite(result))
         ? result
         : "";
+    // What the calculations add to a submission is bounded: past the budget, a result is "".
+    if (String(value).length > left) value = "";
+    left -= String(value).length;
     data[name] = value;
     values.set(name, String(value));
   }

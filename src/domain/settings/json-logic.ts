@@ -16,8 +16,72 @@ export type LogicData = Record<string, string | number>;
 /** A compiled expression: never throws; `undefined` when the expression failed. */
 export type CompiledExpression = (data: LogicData) => unknown;
 
-// One engine for the process: methods are the library's own, never extended by input.
+/**
+ * The longest string an expression may build, in characters, and the most that all the
+ * calculated values of one submission may hold together (form-rules.ts): a short expression
+ * over a large submitted value (2,000 copies of it) must not build gigabytes.
+ */
+export const maxExpressionText = 64 * 1024;
+
+// One engine for the process: methods are the library's own, never extended by input, but
+// for the two that turn values into text, bounded (docs/design.md §11).
 const engine = new LogicEngine(undefined, { maxDepth: 32 });
+engine.addMethod("cat", boundedCat, { deterministic: true, optimizeUnary: true });
+engine.addMethod("in", boundedIn);
+
+/**
+ * The library's `cat` (`null` and `undefined` left out, an array joined with commas as
+ * JavaScript does), measured before it is built.
+ * @throws {RangeError} past {@link maxExpressionText}: the expression fails.
+ */
+function boundedCat(parts: unknown): string {
+  if (!Array.isArray(parts)) return textOf(parts, maxExpressionText);
+  const texts: string[] = [];
+  let left = maxExpressionText;
+  for (const part of parts) {
+    if (part === null || part === undefined) continue;
+    const text = textOf(part, left);
+    texts.push(text);
+    left -= text.length;
+  }
+  return texts.join("");
+}
+
+/**
+ * The library's `in`: an item of a list, or text within a string. Text longer than the
+ * string is never within it, so the item is made text only up to the string's length.
+ */
+function boundedIn([item, within]: unknown[]): boolean {
+  if (typeof within !== "string") return ((within || []) as unknown[]).includes(item);
+  try {
+    return within.includes(textOf(item, within.length));
+  } catch (error) {
+    if (error instanceof RangeError) return false;
+    throw error;
+  }
+}
+
+/**
+ * `String(value)`, given up as soon as it would pass `max` characters: an array's items
+ * (of other arrays too) are measured before they are joined.
+ * @throws {RangeError} past `max`.
+ */
+function textOf(value: unknown, max: number): string {
+  let text: string;
+  if (Array.isArray(value)) {
+    const texts: string[] = [];
+    let length = -1;
+    for (const item of value) {
+      length += 1;
+      const part = item === null || item === undefined ? "" : textOf(item, max - length);
+      texts.push(part);
+      length += part.length;
+    }
+    text = texts.join(",");
+  } else text = String(value);
+  if (text.length > max) throw new RangeError(`builds text longer than ${max} characters`);
+  return text;
+}
 
 /**
  * Compiles `expression` once. Evaluation errors (division by zero, a bad operand) yield

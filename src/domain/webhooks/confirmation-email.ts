@@ -1,4 +1,3 @@
-import Mustache from "mustache";
 import * as v from "valibot";
 import type { MailMessage } from "../../ports/mailer.ts";
 import type { FormRecord } from "../forms/form-record.ts";
@@ -7,6 +6,22 @@ import {
   confirmationEmailSettingsOf,
   templateProblem,
 } from "../settings/sections/confirmation-email.ts";
+import { renderWithin, utf8Length } from "./template-rendering.ts";
+
+/**
+ * The most a confirmation e-mail renders, in bytes of UTF-8: the subject line as sent (the
+ * line limit of RFC 5322) and the body.
+ */
+export const renderedEmailBounds = { subjectBytes: 998, bodyBytes: 64 * 1024 } as const;
+
+/**
+ * A confirmation e-mail that is not sent: what it renders passes
+ * {@link renderedEmailBounds}. Its delivery is logged failed with `refused`, its reason.
+ */
+export interface RefusedMail {
+  to: string[];
+  refused: string;
+}
 
 const address = v.pipe(v.string(), v.trim(), v.email());
 
@@ -19,11 +34,14 @@ const address = v.pipe(v.string(), v.trim(), v.email());
  * `unique_system_name` and `form_name`: values are escaped, a missing one renders empty.
  * An address that is not exactly one e-mail address is left out, and the subject is made
  * one line, so that no submitted value can add a header or a recipient.
+ *
+ * Rendering stops as soon as the subject or body passes {@link renderedEmailBounds}: the
+ * e-mail is then a {@link RefusedMail}, whatever the size of the values it names.
  */
 export function confirmationEmailOf(
   form: FormRecord,
   submission: SubmissionRecord,
-): MailMessage | null {
+): MailMessage | RefusedMail | null {
   const settings = confirmationEmailSettingsOf(form);
   if (!settings?.enabled) return null;
   // F2 refuses such templates; one stored before it did sends nothing rather than failing S2.
@@ -41,25 +59,35 @@ export function confirmationEmailOf(
     const other = addressOf(extra);
     if (other && !to.includes(other)) to.push(other);
   }
-  const message: MailMessage = {
-    to,
-    subject: oneLine(render(settings.subject, view)),
-    text: render(settings.body_text, view),
-  };
+  const rendered = renderedMail(settings, view);
+  if ("refused" in rendered) return { to, refused: rendered.refused };
+  const message: MailMessage = { to, ...rendered };
   const replyTo = addressOf(settings.reply_to);
   if (replyTo) message.replyTo = replyTo;
   return message;
+}
+
+/** The subject and body of an e-mail, or why it is refused: one passes its bound. */
+function renderedMail(
+  templates: { subject: string; body_text: string },
+  view: Record<string, string>,
+): { subject: string; text: string } | { refused: string } {
+  const { subjectBytes, bodyBytes } = renderedEmailBounds;
+  // Rendered within the body's budget, then judged as sent: made one line, it never grows.
+  const line = renderWithin(templates.subject, view, bodyBytes);
+  const subject = line === null ? null : oneLine(line);
+  if (subject === null || utf8Length(subject) > subjectBytes) {
+    return { refused: `the rendered subject is longer than ${subjectBytes} bytes` };
+  }
+  const text = renderWithin(templates.body_text, view, bodyBytes);
+  if (text === null) return { refused: `the rendered body is larger than ${bodyBytes} bytes` };
+  return { subject, text };
 }
 
 /** A bare e-mail address, or `null` for anything else (CR/LF, lists, display names). */
 function addressOf(value: unknown): string | null {
   const parsed = v.safeParse(address, value);
   return parsed.success && !/[\s,;<>"]/.test(parsed.output) ? parsed.output : null;
-}
-
-function render(template: string, view: Record<string, string>): string {
-  // A writer per message: Mustache's shared writer caches every template it has seen.
-  return new Mustache.Writer().render(template, view);
 }
 
 function oneLine(text: string): string {

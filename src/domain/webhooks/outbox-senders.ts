@@ -6,6 +6,7 @@ import type { FormRecord } from "../forms/form-record.ts";
 import { collections } from "../records/collections.ts";
 import type { WebhookRecord } from "../records/webhook-record.ts";
 import { attemptMail } from "./action-attempts.ts";
+import type { RefusedMail } from "./confirmation-email.ts";
 import { destinationOf } from "./destination-post.ts";
 import type { DeliveryRecord, OutboxEntry } from "./webhook-outbox.ts";
 
@@ -26,7 +27,10 @@ export async function sendFor(
 ): Promise<Send | { refused: string } | null> {
   if (entry.kind === "email") {
     // The delivery id is its Message-ID, the same on every attempt and redelivery.
-    const message = { ...(JSON.parse(delivery.payload) as MailMessage), id: entry.id };
+    const stored = JSON.parse(delivery.payload) as MailMessage | RefusedMail;
+    // Refused when first made (past its bounds): a redelivery is refused the same way.
+    if ("refused" in stored) return { refused: stored.refused };
+    const message = { ...stored, id: entry.id };
     const { mailer } = ctx;
     return (control) =>
       retryAttempts(() => attemptMail(mailer, message), control, ctx.actions.mailRetry);

@@ -74,8 +74,11 @@ export function planPostSubmissionActions(
   submission: SubmissionRecord,
 ): PlannedActions {
   const planned: PlannedAction[] = [];
+  const refused: RefusedAction[] = [];
   const email = submission.is_draft_submission ? null : confirmationEmailOf(form, submission);
-  if (email) {
+  if (email && "refused" in email) {
+    refused.push(refusedAction(ctx, submission, "email", JSON.stringify(email), email.refused));
+  } else if (email) {
     const action = plan(ctx, submission, "email", JSON.stringify(email));
     // The delivery id is the e-mail's Message-ID on every attempt (see attemptMail).
     const message = { ...email, id: action.delivery.id };
@@ -90,11 +93,45 @@ export function planPostSubmissionActions(
       attemptDestination(ctx, action.delivery.id, destination, payload, attemptMs, signal);
     planned.push({ ...action, start });
   }
-  if (planned.length === 0) return { ops: [] };
+  if (planned.length === 0 && refused.length === 0) return { ops: [] };
   return {
-    ops: planned.flatMap(({ delivery, entry }) => newDeliveryOps(delivery, entry)),
-    attempt: () => attemptAll(ctx, planned),
+    ops: [
+      ...refused.map(({ op }) => op),
+      ...planned.flatMap(({ delivery, entry }) => newDeliveryOps(delivery, entry)),
+    ],
+    attempt: () => attemptAll(ctx, planned, refused),
   };
+}
+
+/** An action refused before any attempt: its flag and the op that logs it. */
+interface RefusedAction {
+  flag: keyof ActionFlags;
+  op: BatchOp;
+}
+
+/**
+ * An action that may not be attempted (an e-mail past its bounds: confirmation-email.ts),
+ * logged as a failed delivery with one `refused` attempt that says why, and never queued.
+ */
+function refusedAction(
+  ctx: Context,
+  submission: SubmissionRecord,
+  kind: "email" | "destination",
+  payload: string,
+  reason: string,
+): RefusedAction {
+  const logId = actionLogId(kind, submission.form_id);
+  const delivery = pendingDelivery(ctx, submission, logId, payload, kind);
+  delivery.status = "failed";
+  delivery.attempts.push(attemptRecord(1, { kind: "refused", message: reason }, ctx.now()));
+  const { webhookDeliveries } = collections;
+  const op: BatchOp = {
+    op: "create",
+    collection: webhookDeliveries,
+    partition: logId,
+    record: delivery,
+  };
+  return { flag: flagOf[kind], op };
 }
 
 /** The delivery record and held outbox entry of one action. */
@@ -123,14 +160,19 @@ const flagOf = {
 } as const;
 
 /**
- * The first attempts, all at once, S2 waiting for each at most `ctx.actions.attemptMs`. A
- * destination post is aborted then. An e-mail is not: the SMTP server may still accept it,
- * so it stays held until the mailer answers (bounded by its own timeouts) and is settled by
- * that answer in the background; only a failure is retried. Its flag is set all the same:
- * S2 could not say it was sent.
+ * The first attempts, all at once, S2 waiting for each at most `ctx.actions.attemptMs`; an
+ * action `refused` before any attempt counts as failed. A destination post is aborted then.
+ * An e-mail is not: the SMTP server may still accept it, so it stays held until the mailer
+ * answers (bounded by its own timeouts) and is settled by that answer in the background;
+ * only a failure is retried. Its flag is set all the same: S2 could not say it was sent.
  */
-async function attemptAll(ctx: Context, planned: PlannedAction[]): Promise<ActionFlags> {
+async function attemptAll(
+  ctx: Context,
+  planned: PlannedAction[],
+  refused: RefusedAction[],
+): Promise<ActionFlags> {
   const flags: ActionFlags = { ...noFailedActions };
+  for (const { flag } of refused) flags[flag] = true;
   const signal = AbortSignal.timeout(ctx.actions.attemptMs);
   await Promise.all(
     planned.map(async (action) => {

@@ -15,25 +15,51 @@ import type { SettingsSection } from "./section.ts";
 export const maxAdditionalRecipients = 20;
 
 /**
- * A Mustache template of at most `max` characters that Mustache can parse (an unclosed tag
- * or section is a 400 on write, not a failure at each submission).
+ * A Mustache template of at most `max` characters that Mustache can parse, nesting sections
+ * at most {@link maxSectionDepth} deep (an unclosed tag or section is a 400 on write, not a
+ * failure at each submission).
  */
 function template(max: number) {
   return v.pipe(
     v.string("must be a string"),
     v.maxLength(max, `must be at most ${max} characters`),
-    v.check((text) => templateProblem(text) === null, "must be a valid Mustache template"),
+    v.check((text) => templateProblem(text) !== unparsed, unparsed),
+    v.check((text) => templateProblem(text) !== tooDeep, tooDeep),
   );
 }
 
-/** Why Mustache cannot parse `text`, or `null` when it can. */
+/**
+ * How deep a template may nest sections: each level is a context every name inside is looked
+ * up through, so a deeper one costs its renders time out of proportion to its size.
+ */
+export const maxSectionDepth = 32;
+
+const unparsed = "must be a valid Mustache template";
+const tooDeep = `must not nest sections more than ${maxSectionDepth} deep`;
+
+/**
+ * What is wrong with `text` as a template, as F2 says it: Mustache cannot parse it, or it
+ * nests sections deeper than {@link maxSectionDepth}; `null` when neither.
+ */
 export function templateProblem(text: string): string | null {
+  let tokens: unknown[];
   try {
-    new Mustache.Writer().parse(text);
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    tokens = new Mustache.Writer().parse(text);
+  } catch {
+    return unparsed;
   }
+  // A section token holds its own tokens at index 4.
+  const stack: [unknown[], number][] = [[tokens, 1]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [list, depth] = next;
+    for (const token of list) {
+      const children = (token as unknown[])[4];
+      if (!Array.isArray(children)) continue;
+      if (depth > maxSectionDepth) return tooDeep;
+      stack.push([children, depth + 1]);
+    }
+  }
+  return null;
 }
 
 const schema = v.pipe(

@@ -2,7 +2,13 @@ import { create as contentDisposition } from "content-disposition";
 import { storeAttachment } from "../domain/attachments/index.ts";
 import type { Context } from "../domain/context.ts";
 import { deviceOf } from "../domain/device.ts";
-import { createSubmission, deleteSubmission, updateSubmission } from "../domain/flows/index.ts";
+import {
+  createSubmission,
+  createSubmissionOnce,
+  deleteSubmission,
+  updateSubmission,
+  updateSubmissionOnce,
+} from "../domain/flows/index.ts";
 import { accessFormToReport } from "../domain/forms/index.ts";
 import { accessFormToSubmit } from "../domain/settings/index.ts";
 import {
@@ -26,6 +32,7 @@ import {
   submissionBody,
   submissionUpdateBody,
 } from "../schemas/submissions.ts";
+import { idempotencyKeyHeaders, idempotencyKeyOf, idempotentAnswer } from "./idempotency-key.ts";
 import type { RouteOperation } from "./operation.ts";
 import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
 
@@ -60,6 +67,7 @@ export const submissionOperations: RouteOperation[] = [
     description: "A file field's value is the pipe-separated ids of attachments uploaded with S3.",
     tag: "Submissions",
     auth: "public",
+    headers: idempotencyKeyHeaders,
     body: { json: { name: "SubmissionInput", schema: submissionBody }, required: true },
     response: {
       description: "The new submission's id and the thanks-page behaviour.",
@@ -67,9 +75,17 @@ export const submissionOperations: RouteOperation[] = [
     },
     handler: async (request, ctx) => {
       const formId = guidParam(request, "formId");
-      const body = parseWith(submissionBody, await readJson(request, ctx.limits.jsonBodyBytes));
+      const key = idempotencyKeyOf(request);
+      const raw = await readJson(request, ctx.limits.jsonBodyBytes);
+      const body = parseWith(submissionBody, raw);
       const device = await deviceOf(ctx, request.clientAddress);
-      return createSubmission(ctx, request.caller, formId, body, device);
+      const { caller } = request;
+      if (key === undefined) return createSubmission(ctx, caller, formId, body, device);
+      const once = { key, body: raw };
+      return idempotentAnswer(
+        request,
+        await createSubmissionOnce(ctx, caller, formId, body, device, once),
+      );
     },
   },
   {
@@ -169,6 +185,7 @@ export const submissionOperations: RouteOperation[] = [
     summary: "Update a submission's values or clear its draft flag",
     tag: "Submissions",
     auth: "account",
+    headers: idempotencyKeyHeaders,
     body: { json: { name: "SubmissionChanges", schema: submissionUpdateBody }, required: true },
     response: {
       description: "`form_submission_item_updated` is true.",
@@ -181,12 +198,15 @@ export const submissionOperations: RouteOperation[] = [
     handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
       const submissionId = guidParam(request, "submissionId");
-      const body = await readJson(request, ctx.limits.jsonBodyBytes);
-      return updateSubmission(
-        ctx,
-        access.form,
-        submissionId,
-        parseWith(submissionUpdateBody, body),
+      const key = idempotencyKeyOf(request);
+      const raw = await readJson(request, ctx.limits.jsonBodyBytes);
+      const body = parseWith(submissionUpdateBody, raw);
+      if (key === undefined) return updateSubmission(ctx, access.form, submissionId, body);
+      const once = { key, body: raw };
+      const caller = callerOf(request);
+      return idempotentAnswer(
+        request,
+        await updateSubmissionOnce(ctx, caller, access.form, submissionId, body, once),
       );
     },
   },

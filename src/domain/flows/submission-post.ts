@@ -29,6 +29,15 @@ import { type CounterRecord, counterOp } from "../quotas/counters.ts";
 import { quotaOp } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
 import type { Device } from "../records/device.ts";
+import {
+  type Answered,
+  answerOnce,
+  finishKey,
+  type IdempotencyRecord,
+  type IdempotentRequest,
+  idempotentRequest,
+  keyOps,
+} from "../records/idempotency-keys.ts";
 import type {
   SubmissionInput,
   SubmissionRecord,
@@ -42,6 +51,7 @@ import { accessFormToSubmit } from "../settings/submit-access.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
 import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import {
+  type ActionFlags,
   noFailedActions,
   type PlannedActions,
   planPostSubmissionActions,
@@ -67,6 +77,8 @@ export interface Post {
   checked?: CheckedPost;
   /** What the attempt whose batch was handed over wrote. */
   written?: WrittenPost;
+  /** Its `Idempotency-Key`, whose record goes in the batch (idempotency-keys.ts). */
+  idempotency?: IdempotentRequest;
 }
 
 /** What the written attempt leaves for after its batch. */
@@ -75,6 +87,8 @@ export interface WrittenPost {
   /** Whether the form had no counter yet: this post made it. */
   fresh: boolean;
   actions: PlannedActions;
+  /** Where the batch's key record is, when the post keeps it `running` past the batch. */
+  runningKeyAt?: number;
 }
 
 /** A new S2 of `input` to `formId`, with its submission id. */
@@ -100,7 +114,7 @@ export async function postOps(ctx: Context, post: Post, attempt: number): Promis
   const submission = submissionOf(ctx, snapshot, id, checked, post.caller, post.device, draft);
   const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
   post.written = { snapshot, fresh: !counter, actions };
-  return [
+  const ops: BatchOp[] = [
     // The files claimed leave the uploads it lists as waiting (waiting-uploads.ts).
     counterOp(formCounter(formId), counter, counts, waitingWithout(counter, checked.claims)),
     ...(monthly ? [monthly] : []),
@@ -112,7 +126,19 @@ export async function postOps(ctx: Context, post: Post, attempt: number): Promis
     ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
     ...actions.ops,
   ];
+  if (post.idempotency) {
+    // While the actions' first attempts run, a retry is told to wait (409): their flags
+    // complete the answer the key keeps.
+    const running = actions.attempt ? ctx.actions.attemptMs + runningMargin : undefined;
+    if (running !== undefined) post.written.runningKeyAt = ops.length;
+    const answer = postedAnswer(snapshot, id, noFailedActions);
+    ops.push(...keyOps(ctx, post.idempotency, answer, running));
+  }
+  return ops;
 }
+
+/** How long past the actions' attempt a running S2 blocks its key, should it die. */
+const runningMargin = 30_000;
 
 /**
  * The post checked against `snapshot`: checked afresh when the snapshot changed; else, after
@@ -250,23 +276,54 @@ export async function createSubmission(
   formId: string,
   input: SubmissionInput,
   device: Device,
+  idempotency?: IdempotentRequest,
 ) {
   const post = newPost(caller, formId, input, device);
+  post.idempotency = idempotency;
   // Posts to one form in this process take turns on its counter (counter-turns.ts):
   // otherwise concurrent ones all read one etag and all but one retry.
-  await batchInTurns(ctx, formId, (attempt) => postOps(ctx, post, attempt));
-  const { snapshot, fresh, actions } = post.written as WrittenPost;
+  const build = (attempt: number) => postOps(ctx, post, attempt);
+  const results = await batchInTurns(ctx, formId, build, idempotency !== undefined);
+  const { snapshot, fresh, actions, runningKeyAt } = post.written as WrittenPost;
   for (const { record } of post.checked?.claims ?? []) settledUploadsOf(ctx).delete(record.id);
   // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
   if (fresh) formSnapshotsOf(ctx).set(formId, 0, snapshot);
   if (!post.draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
   const flags = actions.attempt ? await actions.attempt() : noFailedActions;
+  const answer = postedAnswer(snapshot, post.id, flags);
+  const key = runningKeyAt === undefined ? undefined : results?.[runningKeyAt];
+  if (idempotency && key)
+    await finishKey(ctx, idempotency, key as Stored<IdempotencyRecord>, answer);
+  return answer;
+}
+
+/** S2's answer. */
+function postedAnswer(snapshot: FormSnapshot, id: string, flags: Readonly<ActionFlags>) {
   return {
-    id: post.id,
+    id,
     message: "Submission posted successfully",
     ...thanksPageOf(snapshot.form),
     cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
     email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
     actionSuccessful: true,
   };
+}
+
+/**
+ * S2 with an `Idempotency-Key` (docs/design.md §6): the first answer of `key` with the same
+ * `body` (the request's JSON as parsed) is answered again, and nothing written.
+ */
+export function createSubmissionOnce(
+  ctx: Context,
+  caller: Caller | null,
+  formId: string,
+  input: SubmissionInput,
+  device: Device,
+  { key, body }: { key: string; body: unknown },
+): Promise<Answered<Awaited<ReturnType<typeof createSubmission>>>> {
+  const what = `S2 ${formId}\n${JSON.stringify(body)}`;
+  const request = idempotentRequest(formId, caller?.userId ?? null, key, what);
+  return answerOnce(ctx, request, () =>
+    createSubmission(ctx, caller, formId, input, device, request),
+  );
 }

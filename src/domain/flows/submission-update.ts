@@ -23,6 +23,13 @@ import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/
 import { batchAgain } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { collections } from "../records/collections.ts";
+import {
+  type Answered,
+  answerOnce,
+  type IdempotentRequest,
+  idempotentRequest,
+  keyOps,
+} from "../records/idempotency-keys.ts";
 import type {
   AttachmentRecord,
   SubmissionInput,
@@ -53,25 +60,49 @@ export async function updateSubmission(
   form: FormRecord,
   submissionId: string,
   input: SubmissionInput,
+  idempotency?: IdempotentRequest,
 ) {
-  const rules = compileRules(form);
-  let stored = await readSubmission(ctx, form.id, submissionId);
-  let written: (Awaited<ReturnType<typeof updateOps>> & Pick<EditedFiles, "removed">) | undefined;
-  await batchAgain(ctx, async (attempt) => {
-    if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
-    const edited = await editedRecord(ctx, form, rules, stored.record, input);
-    const files = await filesOf(ctx, form, stored.record, edited);
-    const next = withHeld(stored.record, edited, files);
-    const update = await updateOps(ctx, form, rules, stored, next, files);
-    written = { ...update, removed: files.removed };
-    return update.ops;
-  });
-  const { removed, webhooks, actions } = written as NonNullable<typeof written>;
-  await afterUpdate(ctx, form, removed, webhooks, actions);
-  return {
+  const answer = {
     message: "Form submission has been updated successfully",
     form_submission_item_updated: true,
   };
+  const rules = compileRules(form);
+  let stored = await readSubmission(ctx, form.id, submissionId);
+  let written: (Awaited<ReturnType<typeof updateOps>> & Pick<EditedFiles, "removed">) | undefined;
+  await batchAgain(
+    ctx,
+    async (attempt) => {
+      if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
+      const edited = await editedRecord(ctx, form, rules, stored.record, input);
+      const files = await filesOf(ctx, form, stored.record, edited);
+      const next = withHeld(stored.record, edited, files);
+      const update = await updateOps(ctx, form, rules, stored, next, files);
+      written = { ...update, removed: files.removed };
+      return idempotency ? [...update.ops, ...keyOps(ctx, idempotency, answer)] : update.ops;
+    },
+    undefined,
+    idempotency !== undefined,
+  );
+  const { removed, webhooks, actions } = written as NonNullable<typeof written>;
+  await afterUpdate(ctx, form, removed, webhooks, actions);
+  return answer;
+}
+
+/**
+ * S6 with an `Idempotency-Key` (docs/design.md §6): the first answer of `key` with the same
+ * `body` (the request's JSON as parsed) is answered again, and nothing written.
+ */
+export function updateSubmissionOnce(
+  ctx: Context,
+  caller: { userId: string },
+  form: FormRecord,
+  submissionId: string,
+  input: SubmissionInput,
+  { key, body }: { key: string; body: unknown },
+): Promise<Answered<Awaited<ReturnType<typeof updateSubmission>>>> {
+  const what = `S6 ${form.id}/${submissionId}\n${JSON.stringify(body)}`;
+  const request = idempotentRequest(form.id, caller.userId, key, what);
+  return answerOnce(ctx, request, () => updateSubmission(ctx, form, submissionId, input, request));
 }
 
 /** The files an S6 claims and the attachment records of the files it drops, as read. */

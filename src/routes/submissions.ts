@@ -1,5 +1,5 @@
 import { create as contentDisposition } from "content-disposition";
-import { storeAttachment } from "../domain/attachments/index.ts";
+import { storeAttachment, storeAttachmentOnce } from "../domain/attachments/index.ts";
 import type { Context } from "../domain/context.ts";
 import { deviceOf } from "../domain/device.ts";
 import {
@@ -96,18 +96,27 @@ export const submissionOperations: RouteOperation[] = [
     summary: "Upload a file for a file field",
     tag: "Submissions",
     auth: "public",
+    headers: idempotencyKeyHeaders,
     body: { multipart: "One file part, named after the form's file field (`unique_system_name`)." },
     response: { description: "`id` is the new attachment's id.", schema: actionResult },
     handler: async (request, ctx) => {
-      const access = await accessFormToSubmit(ctx, request.caller, guidParam(request, "formId"));
+      const { caller } = request;
+      const access = await accessFormToSubmit(ctx, caller, guidParam(request, "formId"));
+      const key = idempotencyKeyOf(request);
       refuseOversize(request, ctx);
       const device = await deviceOf(ctx, request.clientAddress);
-      const id = await receiveFile(
+      const { answer, replayed } = await receiveFile(
         request,
-        (file) => storeAttachment(ctx, access, request.caller, file, device),
+        (file) =>
+          key === undefined
+            ? storeAttachment(ctx, access, caller, file, device).then(firstAnswer)
+            : storeAttachmentOnce(ctx, access, caller, file, device, key),
         request.hostBody,
       );
-      return envelope(id, "File upload succeeded");
+      return idempotentAnswer(request, {
+        answer: envelope(answer, "File upload succeeded"),
+        replayed,
+      });
     },
   },
   {
@@ -259,6 +268,11 @@ async function exportAnswer(request: RouteRequest, ctx: Context): Promise<Respon
 /** The form of the path, for the owner or a holder of `has_reporting_full` (S1, S4–S7). */
 function reportingAccess(request: RouteRequest, ctx: Context) {
   return accessFormToReport(ctx, callerOf(request), guidParam(request, "formId"));
+}
+
+/** An answer that is no replay. */
+function firstAnswer<T>(answer: T) {
+  return { answer, replayed: false };
 }
 
 /** What a multipart body may add around its file: headers and boundaries. */

@@ -54,14 +54,16 @@ export function idempotentRequest(
   formId: string,
   userId: string | null,
   key: string,
-  what: string,
+  what: string | null,
 ): IdempotentRequest {
   const scope = userId === null ? "anonymous" : `user:${userId}`;
-  return { formId, id: sha256(`${scope}\n${key}`), fingerprint: sha256(what) };
+  const fingerprint = what === null ? "" : fingerprintOf(what);
+  return { formId, id: fingerprintOf(`${scope}\n${key}`), fingerprint };
 }
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+/** SHA-256 of `what`, in hex: a request's fingerprint (`what` null: known only later, S3). */
+export function fingerprintOf(what: string): string {
+  return createHash("sha256").update(what).digest("hex");
 }
 
 /**
@@ -148,7 +150,9 @@ export interface Answered<T> {
  * {@link IdTakenError}) for `request`, or answers the key's first answer again. A request
  * that fails on purpose (a `ServiceError`: a check, a closed form, a claimed file) or on its
  * key's record reads the key once: its first answer is replayed when the fingerprint
- * matches. Only written answers are kept: a request that failed leaves its key free.
+ * matches. Only written answers are kept: a request that failed leaves its key free. With
+ * `rerun` false (S3, whose body is read once), a key taken by an expired record is not run
+ * again over it.
  * @throws {ServiceError} 409 `idempotency_conflict` for a key used with another request, or
  *   whose first request still runs
  */
@@ -156,6 +160,7 @@ export async function answerOnce<T>(
   ctx: Context,
   request: IdempotentRequest | undefined,
   run: () => Promise<T>,
+  rerun = true,
 ): Promise<Answered<T>> {
   if (!request) return { answer: await run(), replayed: false };
   for (let attempt = 1; ; attempt++) {
@@ -164,12 +169,13 @@ export async function answerOnce<T>(
       if (request.noting) notedForms(ctx, request.noting).add(request.formId);
       return { answer, replayed: false };
     } catch (error) {
+      // No fingerprint yet: S3 failed before its file was read whole.
       const answerable = error instanceof IdTakenError || isDeliberate(error);
-      if (!answerable) throw error;
+      if (!answerable || request.fingerprint === "") throw error;
       const earlier = await earlierAnswer(ctx, request);
       if (earlier) return { answer: earlier.answer as T, replayed: true };
       // The record that took the id has expired (or gone) since: run again, over it.
-      if (error instanceof IdTakenError && attempt < 3) continue;
+      if (error instanceof IdTakenError && rerun && attempt < 3) continue;
       throw error instanceof IdTakenError ? error.cause : error;
     }
   }
@@ -188,24 +194,48 @@ export async function earlierAnswer(
   ctx: Context,
   request: IdempotentRequest,
 ): Promise<IdempotencyRecord | null> {
+  const record = await readKey(ctx, request);
+  return record && replayOf(ctx, request, record);
+}
+
+/**
+ * The key's record, or `null` when the key is free (never used, or expired: then
+ * `request.expired` holds the record to write over).
+ */
+export async function readKey(
+  ctx: Context,
+  request: IdempotentRequest,
+): Promise<IdempotencyRecord | null> {
   const stored = await ctx.store.get<IdempotencyRecord>(
     collections.idempotencyKeys,
     request.formId,
     request.id,
   );
   if (!stored) return null;
-  const now = ctx.now().getTime();
-  const { record } = stored;
-  if (Date.parse(record.created_at) + idempotencyWindowMs <= now) {
+  if (Date.parse(stored.record.created_at) + idempotencyWindowMs <= ctx.now().getTime()) {
     request.expired = stored;
     return null;
   }
+  return stored.record;
+}
+
+/**
+ * `record`, the key's, to answer again to `request`.
+ * @throws {ServiceError} 409 `idempotency_conflict` when the fingerprints differ, or while
+ *   the first request still runs
+ */
+export function replayOf(
+  ctx: Context,
+  request: IdempotentRequest,
+  record: IdempotencyRecord,
+): IdempotencyRecord {
   if (record.fingerprint !== request.fingerprint) {
     throw new ServiceError(
       "idempotency_conflict",
       "This Idempotency-Key was already used with another request",
     );
   }
+  const now = ctx.now().getTime();
   if (record.state === "running" && Date.parse(record.running_until ?? "") > now) {
     throw new ServiceError(
       "idempotency_conflict",

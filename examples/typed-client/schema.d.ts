@@ -797,7 +797,7 @@ export interface components {
             /** @constant */
             action_successful: false;
             /** @enum {string} */
-            error: "conflict";
+            error: "conflict" | "idempotency_conflict";
         };
         Failure413: {
             /** @constant */
@@ -1368,7 +1368,7 @@ export interface components {
             /** @constant */
             action_successful: false;
             /** @enum {string} */
-            error: "conflict";
+            error: "conflict" | "idempotency_conflict";
             /** @constant */
             actionSuccessful: false;
         };
@@ -3490,7 +3490,9 @@ export interface operations {
     updateSubmission: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
             path: {
                 formId: string;
                 submissionId: string;
@@ -3706,7 +3708,9 @@ export interface operations {
     postSubmission: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
             path: {
                 formId: string;
             };
@@ -3824,7 +3828,9 @@ export interface operations {
     uploadAttachment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
             path: {
                 formId: string;
             };

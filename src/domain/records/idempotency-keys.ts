@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { ServiceError, UnavailableError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
-import type { BatchOp, StoreConflictError, Stored } from "../../ports/store.ts";
-import type { Context } from "../context.ts";
+import type { BatchOp, Store, StoreConflictError, Stored } from "../../ports/store.ts";
 import { collections } from "./collections.ts";
 
 /**
@@ -13,6 +12,16 @@ import { collections } from "./collections.ts";
  * with what it answers for), so a first request costs no store call more; a request whose
  * key is taken fails that batch on the record's create and reads it once.
  */
+
+/**
+ * What key records need of the context (`Context` satisfies it; named here, since the
+ * context's file stands beside this folder and imports it).
+ */
+export interface KeyContext {
+  store: Store;
+  now(): Date;
+  keepRunning(task: Promise<unknown>): void;
+}
 
 /** How long a key's first answer is kept and replayed (Stripe's 24 hours). */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
@@ -73,7 +82,7 @@ export function fingerprintOf(what: string): string {
  * still running for that long, until {@link finishKey} replaces it.
  */
 export function keyOps(
-  ctx: Context,
+  ctx: KeyContext,
   request: IdempotentRequest,
   answer: unknown,
   runningMs?: number,
@@ -114,7 +123,7 @@ export function keyOps(
 
 /** Replaces a `running` key record (`stored`, as written) with the final `answer`. */
 export async function finishKey(
-  ctx: Context,
+  ctx: KeyContext,
   request: IdempotentRequest,
   stored: Stored<IdempotencyRecord>,
   answer: unknown,
@@ -157,7 +166,7 @@ export interface Answered<T> {
  *   whose first request still runs
  */
 export async function answerOnce<T>(
-  ctx: Context,
+  ctx: KeyContext,
   request: IdempotentRequest | undefined,
   run: () => Promise<T>,
   rerun = true,
@@ -191,7 +200,7 @@ function isDeliberate(error: unknown): boolean {
  * @throws {ServiceError} 409 `idempotency_conflict` as {@link answerOnce} says
  */
 export async function earlierAnswer(
-  ctx: Context,
+  ctx: KeyContext,
   request: IdempotentRequest,
 ): Promise<IdempotencyRecord | null> {
   const record = await readKey(ctx, request);
@@ -203,7 +212,7 @@ export async function earlierAnswer(
  * `request.expired` holds the record to write over).
  */
 export async function readKey(
-  ctx: Context,
+  ctx: KeyContext,
   request: IdempotentRequest,
 ): Promise<IdempotencyRecord | null> {
   const stored = await ctx.store.get<IdempotencyRecord>(
@@ -225,7 +234,7 @@ export async function readKey(
  *   the first request still runs
  */
 export function replayOf(
-  ctx: Context,
+  ctx: KeyContext,
   request: IdempotentRequest,
   record: IdempotencyRecord,
 ): IdempotencyRecord {
@@ -246,7 +255,7 @@ export function replayOf(
 }
 
 /** The forms this instance has noted for the sweep in the hour `bucket` (only that hour). */
-function notedForms(ctx: Context, bucket: string): Set<string> {
+function notedForms(ctx: KeyContext, bucket: string): Set<string> {
   let noted = notedByContext.get(ctx);
   if (noted?.bucket !== bucket) {
     noted = { bucket, forms: new Set() };
@@ -257,4 +266,4 @@ function notedForms(ctx: Context, bucket: string): Set<string> {
   return noted.forms;
 }
 
-const notedByContext = new WeakMap<Context, { bucket: string; forms: Set<string> }>();
+const notedByContext = new WeakMap<KeyContext, { bucket: string; forms: Set<string> }>();

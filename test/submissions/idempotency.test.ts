@@ -216,3 +216,27 @@ describe("Idempotency-Key's store calls", () => {
     assert.deepEqual(calls, [...plain, "get idempotency_keys"]);
   });
 });
+
+describe("Idempotency-Key's sweep", () => {
+  it("removes the key records past 24 hours, and those of a deleted form", async () => {
+    const { createMemoryStore } = await import("../../adapters/memory/index.ts");
+    const store = createMemoryStore();
+    const { service, alice, formId, clock } = await world(store);
+    const keys = async (form: string) =>
+      (await store.query("idempotency_keys", form)).items.map(({ record }) => record.id);
+    await submitWithKey(service, formId, post("Ada"), "old");
+    clock.now = new Date(clock.now.getTime() + 2 * 60 * 60 * 1000);
+    await submitWithKey(service, formId, post("Ada"), "young");
+    assert.equal((await keys(formId)).length, 2);
+    clock.now = new Date(clock.now.getTime() + 23 * 60 * 60 * 1000);
+    await service.sweepAttachments();
+    const left = await keys(formId);
+    assert.equal(left.length, 1);
+    assert.equal((await submitWithKey(service, formId, post("Ada"), "young")).status, 200);
+    assert.equal((await store.query("idempotency_notes", "2026-11-01T10")).items.length, 0);
+    const f3 = `/api/restricted/form/${formId}/?updateSettingsOnly=1&settingsSection=generalsettingsdelete`;
+    const deleted = await request(service, "POST", f3, { as: alice });
+    assert.equal(deleted.status, 200);
+    assert.deepEqual(await keys(formId), []);
+  });
+});

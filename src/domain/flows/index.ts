@@ -7,6 +7,7 @@
  */
 
 export type { Answered } from "../records/idempotency-keys.ts";
+export { sweepIdempotencyKeys } from "../records/idempotency-sweep.ts";
 export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
 export { renderForm } from "./form-rendering.ts";
 export { deleteSubmission } from "./submission-delete.ts";

@@ -62,7 +62,7 @@ async function submissionCount(service: FormService, formId: string, owner: Test
   return listed.body.results.length as number;
 }
 
-for (const [name, open] of storeKinds("memory", "lowdb")) {
+for (const [name, open] of storeKinds("memory", "lowdb", "cosmos")) {
   describe(`Idempotency-Key on S2 and S6 (${name})`, () => {
     it("answers a repeated post with the first answer, and stores one submission", async () => {
       const { service, alice, formId } = await world(await open());

@@ -1767,7 +1767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure401"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1877,7 +1877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1984,7 +1984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure403"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2098,7 +2098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2201,7 +2201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2563,7 +2563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2666,7 +2666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2763,7 +2763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2852,7 +2852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure403"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2972,7 +2972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3157,7 +3157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3272,7 +3272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,7 +3550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3767,7 +3767,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionFailure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3890,7 +3890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4379,7 +4379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4494,7 +4494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4776,7 +4776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4874,7 +4874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5030,7 +5030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5213,7 +5213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5300,7 +5300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5389,7 +5389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -30,13 +30,11 @@ import { quotaOp } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
 import type { Device } from "../records/device.ts";
 import {
-  type Answered,
-  answerOnce,
   finishKey,
   type IdempotencyRecord,
   type IdempotentRequest,
-  idempotentRequest,
   keyOps,
+  runningMarginMs,
 } from "../records/idempotency-keys.ts";
 import type {
   SubmissionInput,
@@ -129,16 +127,13 @@ export async function postOps(ctx: Context, post: Post, attempt: number): Promis
   if (post.idempotency) {
     // While the actions' first attempts run, a retry is told to wait (409): their flags
     // complete the answer the key keeps.
-    const running = actions.attempt ? ctx.actions.attemptMs + runningMargin : undefined;
+    const running = actions.attempt ? ctx.actions.attemptMs + runningMarginMs : undefined;
     if (running !== undefined) post.written.runningKeyAt = ops.length;
     const answer = postedAnswer(snapshot, id, noFailedActions);
     ops.push(...keyOps(ctx, post.idempotency, answer, running));
   }
   return ops;
 }
-
-/** How long past the actions' attempt a running S2 blocks its key, should it die. */
-const runningMargin = 30_000;
 
 /**
  * The post checked against `snapshot`: checked afresh when the snapshot changed; else, after
@@ -307,23 +302,4 @@ function postedAnswer(snapshot: FormSnapshot, id: string, flags: Readonly<Action
     email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
     actionSuccessful: true,
   };
-}
-
-/**
- * S2 with an `Idempotency-Key` (docs/design.md §6): the first answer of `key` with the same
- * `body` (the request's JSON as parsed) is answered again, and nothing written.
- */
-export function createSubmissionOnce(
-  ctx: Context,
-  caller: Caller | null,
-  formId: string,
-  input: SubmissionInput,
-  device: Device,
-  { key, body }: { key: string; body: unknown },
-): Promise<Answered<Awaited<ReturnType<typeof createSubmission>>>> {
-  const what = `S2 ${formId}\n${JSON.stringify(body)}`;
-  const request = idempotentRequest(formId, caller?.userId ?? null, key, what);
-  return answerOnce(ctx, request, () =>
-    createSubmission(ctx, caller, formId, input, device, request),
-  );
 }

@@ -23,13 +23,7 @@ import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/
 import { batchAgain } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { collections } from "../records/collections.ts";
-import {
-  type Answered,
-  answerOnce,
-  type IdempotentRequest,
-  idempotentRequest,
-  keyOps,
-} from "../records/idempotency-keys.ts";
+import { type IdempotentRequest, keyOps } from "../records/idempotency-keys.ts";
 import type {
   AttachmentRecord,
   SubmissionInput,
@@ -86,23 +80,6 @@ export async function updateSubmission(
   const { removed, webhooks, actions } = written as NonNullable<typeof written>;
   await afterUpdate(ctx, form, removed, webhooks, actions);
   return answer;
-}
-
-/**
- * S6 with an `Idempotency-Key` (docs/design.md §6): the first answer of `key` with the same
- * `body` (the request's JSON as parsed) is answered again, and nothing written.
- */
-export function updateSubmissionOnce(
-  ctx: Context,
-  caller: { userId: string },
-  form: FormRecord,
-  submissionId: string,
-  input: SubmissionInput,
-  { key, body }: { key: string; body: unknown },
-): Promise<Answered<Awaited<ReturnType<typeof updateSubmission>>>> {
-  const what = `S6 ${form.id}/${submissionId}\n${JSON.stringify(body)}`;
-  const request = idempotentRequest(form.id, caller.userId, key, what);
-  return answerOnce(ctx, request, () => updateSubmission(ctx, form, submissionId, input, request));
 }
 
 /** The files an S6 claims and the attachment records of the files it drops, as read. */

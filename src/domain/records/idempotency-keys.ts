@@ -23,6 +23,9 @@ export interface KeyContext {
   keepRunning(task: Promise<unknown>): void;
 }
 
+/** How long past its last planned work a `running` request blocks its key, should it die. */
+export const runningMarginMs = 30_000;
+
 /** How long a key's first answer is kept and replayed (Stripe's 24 hours). */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 

@@ -8,7 +8,7 @@ import { type AdminApi, createAdminApi } from "./admin.ts";
 import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
 import type { Context } from "./domain/context.ts";
-import { finishFormDeletions } from "./domain/flows/index.ts";
+import { finishFormDeletions, sweepIdempotencyKeys } from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
@@ -29,8 +29,9 @@ export interface FormService {
   /** The programmatic admin API. */
   admin: AdminApi;
   /**
-   * Finishes deleting forms whose deletion a crash cut short (a minute old at least), then
-   * removes the attachments whose grace period is over and that no submission holds.
+   * Finishes deleting forms whose deletion a crash cut short (a minute old at least),
+   * removes idempotency keys past their 24 hours, then removes the attachments whose grace
+   * period is over and that no submission holds.
    * @returns how many attachments it removed.
    */
   sweepAttachments(): Promise<number>;
@@ -142,6 +143,7 @@ function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown)
   const sweep = async () => {
     await finishFormDeletions(ctx);
     await sweepUsedSolutions(ctx);
+    await sweepIdempotencyKeys(ctx);
     return sweepAttachments(ctx);
   };
   let sweeping: Promise<void> | undefined;

@@ -817,7 +817,7 @@ export interface components {
             /** @constant */
             action_successful: false;
             /** @enum {string} */
-            error: "conflict";
+            error: "conflict" | "idempotency_conflict";
         };
         Failure413: {
             /** @constant */
@@ -1400,7 +1400,7 @@ export interface components {
             /** @constant */
             action_successful: false;
             /** @enum {string} */
-            error: "conflict";
+            error: "conflict" | "idempotency_conflict";
             /** @constant */
             actionSuccessful: false;
         };
@@ -1815,7 +1815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure401"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1925,7 +1925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2032,7 +2032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure403"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2146,7 +2146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2249,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2611,7 +2611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2714,7 +2714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2811,7 +2811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2900,7 +2900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure403"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,7 +3205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3538,7 +3538,9 @@ export interface operations {
     updateSubmission: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
             path: {
                 formId: string;
                 submissionId: string;
@@ -3596,7 +3598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3711,7 +3713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3758,6 +3760,7 @@ export interface operations {
                 Altcha?: string;
                 "Formwork-Page"?: string;
                 "Formwork-Honeypot"?: string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 formId: string;
@@ -3815,7 +3818,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionFailure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3878,6 +3881,7 @@ export interface operations {
             query?: never;
             header?: {
                 Altcha?: string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 formId: string;
@@ -3938,7 +3942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4514,7 +4518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4629,7 +4633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4911,7 +4915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5009,7 +5013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5165,7 +5169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5348,7 +5352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5435,7 +5439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5524,7 +5528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure404"];
                 };
             };
-            /** @description A duplicate, or the record changed under this request; try again. */
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
             409: {
                 headers: {
                     [name: string]: unknown;

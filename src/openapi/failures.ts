@@ -17,7 +17,7 @@ const whenStatus: Record<number, string> = {
   401: "Credentials are missing, unknown or expired.",
   403: "Not allowed; a quota is used up; the form is disabled or closed.",
   404: "No such record, or one the caller may not see.",
-  409: "A duplicate, or the record changed under this request; try again.",
+  409: "A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs.",
   413: "The body or the file is over its limit.",
   415: "The body is not of the content type the operation reads.",
   429: "Over a rate limit; `Retry-After` says when to come back.",

@@ -54,6 +54,10 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
   account_tokens: [{ orderBy: "created_date_utc", usedBy: "admin API: list an account's tokens" }],
   attachment_uploads: [{ usedBy: "the attachment sweep" }],
   service_state: [{ usedBy: "the form-deletion sweep (its notes)" }],
+  idempotency_keys: [
+    { where: { created_at: ["lt"] }, usedBy: "the sweep of expired idempotency keys" },
+  ],
+  idempotency_notes: [{ usedBy: "the sweep of expired idempotency keys" }],
 };
 
 /** Whether `query` on `collection` has one of the shapes of {@link serviceQueries}. */

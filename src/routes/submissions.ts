@@ -1,9 +1,15 @@
 import { create as contentDisposition } from "content-disposition";
 import * as v from "valibot";
-import { storeAttachment } from "../domain/attachments/index.ts";
+import { storeAttachment, storeAttachmentOnce } from "../domain/attachments/index.ts";
 import type { Context } from "../domain/context.ts";
 import { deviceOf } from "../domain/device.ts";
-import { createSubmission, deleteSubmission, updateSubmission } from "../domain/flows/index.ts";
+import {
+  createSubmission,
+  createSubmissionOnce,
+  deleteSubmission,
+  updateSubmission,
+  updateSubmissionOnce,
+} from "../domain/flows/index.ts";
 import { accessFormToReport } from "../domain/forms/index.ts";
 import { accessFormToSubmit, screenUpload } from "../domain/settings/index.ts";
 import {
@@ -27,6 +33,7 @@ import {
   submissionBody,
   submissionUpdateBody,
 } from "../schemas/submissions.ts";
+import { idempotencyKeyHeaders, idempotencyKeyOf, idempotentAnswer } from "./idempotency-key.ts";
 import type { RouteOperation } from "./operation.ts";
 import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
 
@@ -96,7 +103,7 @@ export const submissionOperations: RouteOperation[] = [
     description: "A file field's value is the pipe-separated ids of attachments uploaded with S3.",
     tag: "Submissions",
     auth: "public",
-    headers: botHeaders,
+    headers: v.object({ ...botHeaders.entries, ...idempotencyKeyHeaders.entries }),
     body: { json: { name: "SubmissionInput", schema: submissionBody }, required: true },
     response: {
       description:
@@ -105,14 +112,22 @@ export const submissionOperations: RouteOperation[] = [
     },
     handler: async (request, ctx) => {
       const formId = guidParam(request, "formId");
-      const body = parseWith(submissionBody, await readJson(request, ctx.limits.jsonBodyBytes));
+      const key = idempotencyKeyOf(request);
+      const raw = await readJson(request, ctx.limits.jsonBodyBytes);
+      const body = parseWith(submissionBody, raw);
       const device = await deviceOf(ctx, request.clientAddress);
       const marks = {
         solution: headerOf(request, "Altcha"),
         page: headerOf(request, "Formwork-Page"),
         honeypot: headerOf(request, "Formwork-Honeypot"),
       };
-      return createSubmission(ctx, request.caller, formId, body, device, marks);
+      const { caller } = request;
+      if (key === undefined) return createSubmission(ctx, caller, formId, body, device, marks);
+      const once = { key, body: raw };
+      return idempotentAnswer(
+        request,
+        await createSubmissionOnce(ctx, caller, formId, body, device, marks, once),
+      );
     },
   },
   {
@@ -123,20 +138,28 @@ export const submissionOperations: RouteOperation[] = [
     summary: "Upload a file for a file field",
     tag: "Submissions",
     auth: "public",
-    headers: v.object({ Altcha: altchaHeader }),
+    headers: v.object({ Altcha: altchaHeader, ...idempotencyKeyHeaders.entries }),
     body: { multipart: "One file part, named after the form's file field (`unique_system_name`)." },
     response: { description: "`id` is the new attachment's id.", schema: actionResult },
     handler: async (request, ctx) => {
-      const access = await accessFormToSubmit(ctx, request.caller, guidParam(request, "formId"));
+      const { caller } = request;
+      const access = await accessFormToSubmit(ctx, caller, guidParam(request, "formId"));
+      const key = idempotencyKeyOf(request);
       refuseOversize(request, ctx);
       await screenUpload(ctx, access.form, headerOf(request, "Altcha"));
       const device = await deviceOf(ctx, request.clientAddress);
-      const id = await receiveFile(
+      const { answer, replayed } = await receiveFile(
         request,
-        (file) => storeAttachment(ctx, access, request.caller, file, device),
+        (file) =>
+          key === undefined
+            ? storeAttachment(ctx, access, caller, file, device).then(firstAnswer)
+            : storeAttachmentOnce(ctx, access, caller, file, device, key),
         request.hostBody,
       );
-      return envelope(id, "File upload succeeded");
+      return idempotentAnswer(request, {
+        answer: envelope(answer, "File upload succeeded"),
+        replayed,
+      });
     },
   },
   {
@@ -214,6 +237,7 @@ export const submissionOperations: RouteOperation[] = [
     summary: "Update a submission's values or clear its draft flag",
     tag: "Submissions",
     auth: "account",
+    headers: idempotencyKeyHeaders,
     body: { json: { name: "SubmissionChanges", schema: submissionUpdateBody }, required: true },
     response: {
       description: "`form_submission_item_updated` is true.",
@@ -226,12 +250,15 @@ export const submissionOperations: RouteOperation[] = [
     handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
       const submissionId = guidParam(request, "submissionId");
-      const body = await readJson(request, ctx.limits.jsonBodyBytes);
-      return updateSubmission(
-        ctx,
-        access.form,
-        submissionId,
-        parseWith(submissionUpdateBody, body),
+      const key = idempotencyKeyOf(request);
+      const raw = await readJson(request, ctx.limits.jsonBodyBytes);
+      const body = parseWith(submissionUpdateBody, raw);
+      if (key === undefined) return updateSubmission(ctx, access.form, submissionId, body);
+      const once = { key, body: raw };
+      const caller = callerOf(request);
+      return idempotentAnswer(
+        request,
+        await updateSubmissionOnce(ctx, caller, access.form, submissionId, body, once),
       );
     },
   },
@@ -284,6 +311,11 @@ async function exportAnswer(request: RouteRequest, ctx: Context): Promise<Respon
 /** The form of the path, for the owner or a holder of `has_reporting_full` (S1, S4–S7). */
 function reportingAccess(request: RouteRequest, ctx: Context) {
   return accessFormToReport(ctx, callerOf(request), guidParam(request, "formId"));
+}
+
+/** An answer that is no replay. */
+function firstAnswer<T>(answer: T) {
+  return { answer, replayed: false };
 }
 
 /** What a multipart body may add around its file: headers and boundaries. */

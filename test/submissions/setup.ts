@@ -81,7 +81,7 @@ export async function upload(
       headers,
     }),
   );
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: await response.json(), headers: response.headers };
 }
 
 /** Posts a submission (S2) with the given values. */

@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { ValidationError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
-import type { IncomingFile } from "../../kernel/incoming-file.ts";
+import { fileTooLarge, type IncomingFile } from "../../kernel/incoming-file.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
@@ -8,6 +9,16 @@ import type { FormAccess } from "../forms/form-access.ts";
 import { type FormDefinition, fieldsOf } from "../forms/form-definition.ts";
 import { storageQuotaOf } from "../quotas/storage-quota.ts";
 import type { Device } from "../records/device.ts";
+import {
+  type Answered,
+  answerOnce,
+  fingerprintOf,
+  type IdempotentRequest,
+  idempotentRequest,
+  keyOps,
+  readKey,
+  replayOf,
+} from "../records/idempotency-keys.ts";
 import type { AttachmentRecord } from "../records/submission-record.ts";
 import { blobsOf } from "./signed-links.ts";
 import { holdUpload } from "./upload-holds.ts";
@@ -28,6 +39,7 @@ export async function storeAttachment(
   caller: Caller | null,
   file: IncomingFile,
   device: Device,
+  idempotency?: IdempotentRequest,
 ): Promise<string> {
   const blobs = blobsOf(ctx);
   const field = fileFieldFor(access.form.form_definition, file);
@@ -37,11 +49,14 @@ export async function storeAttachment(
   const quota = await storageQuotaOf(ctx, form.owner_user_id);
   const hold = await holdUpload(ctx, form, record, quota, limit);
   try {
-    const size = await blobs.put(form.id, record.id, file.open(hold.held, hold.refusal), {
-      contentType: record.content_type,
-      filename: file.filename,
-    });
-    await hold.settle(size);
+    const bytes = file.open(hold.held, hold.refusal);
+    const size = await blobs.put(
+      form.id,
+      record.id,
+      idempotency ? fingerprinted(bytes, form.id, file, idempotency) : bytes,
+      { contentType: record.content_type, filename: file.filename },
+    );
+    await hold.settle(size, idempotency && (() => keyOps(ctx, idempotency, record.id)));
   } catch (error) {
     // What the store holds of the upload goes first: a crash after it leaves only a file,
     // which the sweep finds through the upload note.
@@ -50,6 +65,61 @@ export async function storeAttachment(
     throw error;
   }
   return record.id;
+}
+
+/**
+ * S3 with an `Idempotency-Key` (docs/design.md §6). The fingerprint covers the form, the
+ * part's name, file name and type, and the file's bytes. A key already answered is read
+ * first (one store call), so that a retry's file is only hashed, never stored again.
+ * @returns the attachment's id, and whether it is the key's first answer again.
+ */
+export async function storeAttachmentOnce(
+  ctx: Context,
+  access: FormAccess,
+  caller: Caller | null,
+  file: IncomingFile,
+  device: Device,
+  key: string,
+): Promise<Answered<string>> {
+  const formId = access.form.id;
+  const request = idempotentRequest(formId, caller?.userId ?? null, key, null);
+  const earlier = await readKey(ctx, request);
+  if (!earlier) {
+    const store = () => storeAttachment(ctx, access, caller, file, device, request);
+    return answerOnce(ctx, request, store, false);
+  }
+  const limit = ctx.limits.uploadBytes;
+  const reader = fingerprinted(
+    file.open(limit, () => fileTooLarge(limit)),
+    formId,
+    file,
+    request,
+  );
+  for await (const _ of reader);
+  return { answer: replayOf(ctx, request, earlier).answer as string, replayed: true };
+}
+
+/** `bytes` passed on as they are; once read whole, `request` gets the upload's fingerprint. */
+function fingerprinted(
+  bytes: ReadableStream<Uint8Array>,
+  formId: string,
+  file: IncomingFile,
+  request: IdempotentRequest,
+): ReadableStream<Uint8Array> {
+  const hash = createHash("sha256");
+  return bytes.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        hash.update(chunk);
+        controller.enqueue(chunk);
+      },
+      flush() {
+        const { fieldName, filename, mediaType } = file;
+        const what = `S3 ${formId}\n${fieldName}\n${filename}\n${mediaType}\n${hash.digest("hex")}`;
+        request.fingerprint = fingerprintOf(what);
+      },
+    }),
+  );
 }
 
 /**

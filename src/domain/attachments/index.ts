@@ -5,4 +5,4 @@
  * service's timer calls `sweepAttachments`.
  */
 export { sweepAttachments } from "./attachment-sweep.ts";
-export { storeAttachment } from "./attachments.ts";
+export { storeAttachment, storeAttachmentOnce } from "./attachments.ts";

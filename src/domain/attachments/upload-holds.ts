@@ -41,10 +41,12 @@ export interface UploadHold {
   refusal: () => ServiceError;
   /**
    * Makes the record the stored attachment of `size` bytes and settles the counts to it.
+   * `extra` ops (an idempotency key's record) go in the same batch; a create of theirs whose
+   * id is taken fails it with `IdTakenError`.
    * @throws {ServiceError} `conflict` when the record is gone (its form was deleted, or the
    *   sweep gave the upload up); nothing is kept then.
    */
-  settle(size: number): Promise<void>;
+  settle(size: number, extra?: () => BatchOp[]): Promise<void>;
   /** Deletes the record and gives back what it held. */
   release(): Promise<void>;
 }
@@ -126,25 +128,31 @@ export async function holdUpload(
   return {
     held,
     refusal: bound,
-    async settle(size) {
+    async settle(size, extra) {
       // Claimed by its token when an S2 finds it listed as waiting (waiting-uploads.ts).
       const settled: AttachmentRecord = {
         ...record,
         file_size: size,
         claim_token: newClaimToken(),
       };
-      const written = await batchAgain(ctx, async (attempt) => {
-        if (attempt > 1) etag = await currentEtag(ctx, record);
-        // The form's counter lists the upload as waiting, in the write that settles its
-        // bytes; one a form delete removed gets no list.
-        const waiting = (counter: Stored<CounterRecord> | null) => waitingWith(counter, settled);
-        const known = attempt === 1 ? addressHeld : undefined;
-        const changes = changesOf(form, record, quota, size - held, waiting, known);
-        return [
-          ...(await countOps(ctx, changes)),
-          { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
-        ];
-      });
+      const written = await batchAgain(
+        ctx,
+        async (attempt) => {
+          if (attempt > 1) etag = await currentEtag(ctx, record);
+          // The form's counter lists the upload as waiting, in the write that settles its
+          // bytes; one a form delete removed gets no list.
+          const waiting = (counter: Stored<CounterRecord> | null) => waitingWith(counter, settled);
+          const known = attempt === 1 ? addressHeld : undefined;
+          const changes = changesOf(form, record, quota, size - held, waiting, known);
+          return [
+            ...(extra?.() ?? []),
+            ...(await countOps(ctx, changes)),
+            { op: "replace", ...attachmentOp, record: settled, ifMatch: etag },
+          ];
+        },
+        undefined,
+        extra !== undefined,
+      );
       // The record as written, last op: this instance's S2 claims it on that etag (settled-uploads.ts).
       const stored = written?.at(-1);
       if (stored) settledUploadsOf(ctx).set(stored as Stored<AttachmentRecord>);

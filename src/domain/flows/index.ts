@@ -5,8 +5,12 @@
  * API finish form deletions, and F5 renders a form with its settings. Each calls the
  * concepts below it; no concept calls a flow.
  */
+
+export type { Answered } from "../records/idempotency-keys.ts";
+export { sweepIdempotencyKeys } from "../records/idempotency-sweep.ts";
 export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
 export { renderForm } from "./form-rendering.ts";
+export { createSubmissionOnce, updateSubmissionOnce } from "./idempotent-posts.ts";
 export { deleteSubmission } from "./submission-delete.ts";
 export { createSubmission } from "./submission-post.ts";
 export { updateSubmission } from "./submission-update.ts";

@@ -30,6 +30,13 @@ import { type CounterRecord, counterOp } from "../quotas/counters.ts";
 import { quotaOp } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
 import type { Device } from "../records/device.ts";
+import {
+  finishKey,
+  type IdempotencyRecord,
+  type IdempotentRequest,
+  keyOps,
+  runningMarginMs,
+} from "../records/idempotency-keys.ts";
 import type {
   SubmissionInput,
   SubmissionRecord,
@@ -44,6 +51,7 @@ import { accessFormToSubmit } from "../settings/submit-access.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
 import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import {
+  type ActionFlags,
   noFailedActions,
   type PlannedActions,
   planPostSubmissionActions,
@@ -73,6 +81,8 @@ export interface Post {
   checked?: CheckedPost;
   /** What the attempt whose batch was handed over wrote. */
   written?: WrittenPost;
+  /** Its `Idempotency-Key`, whose record goes in the batch (idempotency-keys.ts). */
+  idempotency?: IdempotentRequest;
 }
 
 /** What the written attempt leaves for after its batch. */
@@ -81,6 +91,8 @@ export interface WrittenPost {
   /** Whether the form had no counter yet: this post made it. */
   fresh: boolean;
   actions: PlannedActions;
+  /** Where the batch's key record is, when the post keeps it `running` past the batch. */
+  runningKeyAt?: number;
 }
 
 /** A new S2 of `input` to `formId`, with its submission id. */
@@ -121,7 +133,7 @@ export async function postOps(
   const submission = submissionOf(ctx, snapshot, id, checked, post.caller, post.device, draft);
   const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
   post.written = { snapshot, fresh: !counter, actions };
-  return [
+  const ops: BatchOp[] = [
     // The files claimed leave the uploads it lists as waiting (waiting-uploads.ts).
     counterOp(formCounter(formId), counter, counts, waitingWithout(counter, checked.claims)),
     ...uploaders,
@@ -134,6 +146,15 @@ export async function postOps(
     ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
     ...actions.ops,
   ];
+  if (post.idempotency) {
+    // While the actions' first attempts run, a retry is told to wait (409): their flags
+    // complete the answer the key keeps.
+    const running = actions.attempt ? ctx.actions.attemptMs + runningMarginMs : undefined;
+    if (running !== undefined) post.written.runningKeyAt = ops.length;
+    const answer = postedAnswer(snapshot, id, noFailedActions);
+    ops.push(...keyOps(ctx, post.idempotency, answer, running));
+  }
+  return ops;
 }
 
 /** The attachment a claim is of. */
@@ -278,23 +299,30 @@ export async function createSubmission(
   input: SubmissionInput,
   device: Device,
   marks: BotMarks = {},
+  idempotency?: IdempotentRequest,
 ) {
   const post = newPost(caller, formId, input, device, marks);
+  post.idempotency = idempotency;
   // Posts to one form in this process take turns on its counter (counter-turns.ts):
   // otherwise concurrent ones all read one etag and all but one retry.
-  await batchInTurns(ctx, formId, (attempt) => postOps(ctx, post, attempt));
-  if (post.dropped) return postedAnswer(post.id, post.dropped, noFailedActions);
-  const { snapshot, fresh, actions } = post.written as WrittenPost;
+  const build = (attempt: number) => postOps(ctx, post, attempt);
+  const results = await batchInTurns(ctx, formId, build, idempotency !== undefined);
+  if (post.dropped) return postedAnswer(post.dropped, post.id, noFailedActions);
+  const { snapshot, fresh, actions, runningKeyAt } = post.written as WrittenPost;
   for (const { record } of post.checked?.claims ?? []) settledUploadsOf(ctx).delete(record.id);
   // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
   if (fresh) formSnapshotsOf(ctx).set(formId, 0, snapshot);
   if (!post.draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
   const flags = actions.attempt ? await actions.attempt() : noFailedActions;
-  return postedAnswer(post.id, snapshot, flags);
+  const answer = postedAnswer(snapshot, post.id, flags);
+  const key = runningKeyAt === undefined ? undefined : results?.[runningKeyAt];
+  if (idempotency && key)
+    await finishKey(ctx, idempotency, key as Stored<IdempotencyRecord>, answer);
+  return answer;
 }
 
 /** S2's answer: a post screened out as a bot's gets the same, with its unused id. */
-function postedAnswer(id: string, snapshot: FormSnapshot, flags: typeof noFailedActions) {
+function postedAnswer(snapshot: FormSnapshot, id: string, flags: Readonly<ActionFlags>) {
   return {
     id,
     message: "Submission posted successfully",

@@ -24,6 +24,7 @@ import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/
 import { batchAgain, countOps } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { collections } from "../records/collections.ts";
+import { type IdempotentRequest, keyOps } from "../records/idempotency-keys.ts";
 import type {
   AttachmentRecord,
   SubmissionInput,
@@ -54,25 +55,32 @@ export async function updateSubmission(
   form: FormRecord,
   submissionId: string,
   input: SubmissionInput,
+  idempotency?: IdempotentRequest,
 ) {
-  const rules = compileRules(form);
-  let stored = await readSubmission(ctx, form.id, submissionId);
-  let written: (Awaited<ReturnType<typeof updateOps>> & Pick<EditedFiles, "removed">) | undefined;
-  await batchAgain(ctx, async (attempt) => {
-    if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
-    const edited = await editedRecord(ctx, form, rules, stored.record, input);
-    const files = await filesOf(ctx, form, stored.record, edited);
-    const next = withHeld(stored.record, edited, files);
-    const update = await updateOps(ctx, form, rules, stored, next, files);
-    written = { ...update, removed: files.removed };
-    return update.ops;
-  });
-  const { removed, webhooks, actions } = written as NonNullable<typeof written>;
-  await afterUpdate(ctx, form, removed, webhooks, actions);
-  return {
+  const answer = {
     message: "Form submission has been updated successfully",
     form_submission_item_updated: true,
   };
+  const rules = compileRules(form);
+  let stored = await readSubmission(ctx, form.id, submissionId);
+  let written: (Awaited<ReturnType<typeof updateOps>> & Pick<EditedFiles, "removed">) | undefined;
+  await batchAgain(
+    ctx,
+    async (attempt) => {
+      if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
+      const edited = await editedRecord(ctx, form, rules, stored.record, input);
+      const files = await filesOf(ctx, form, stored.record, edited);
+      const next = withHeld(stored.record, edited, files);
+      const update = await updateOps(ctx, form, rules, stored, next, files);
+      written = { ...update, removed: files.removed };
+      return idempotency ? [...update.ops, ...keyOps(ctx, idempotency, answer)] : update.ops;
+    },
+    undefined,
+    idempotency !== undefined,
+  );
+  const { removed, webhooks, actions } = written as NonNullable<typeof written>;
+  await afterUpdate(ctx, form, removed, webhooks, actions);
+  return answer;
 }
 
 /** The files an S6 claims and the attachment records of the files it drops, as read. */

@@ -1,6 +1,12 @@
 import { retryOnConflict } from "../../ports/conflict-retries.ts";
-import type { BatchOp, Stored, StoreRecord } from "../../ports/store.ts";
+import {
+  type BatchOp,
+  StoreConflictError,
+  type Stored,
+  type StoreRecord,
+} from "../../ports/store.ts";
 import type { Context } from "../context.ts";
+import { IdTakenError } from "../records/idempotency-keys.ts";
 import { takeTurn } from "./counter-turns.ts";
 import {
   type CounterKey,
@@ -74,6 +80,10 @@ export async function countOps(ctx: Context, changes: CountChange[]): Promise<Ba
  * With `turn`, a counter's key, each attempt runs from its build until its batch is handed
  * to the store in turn with the other writers of that counter in this process
  * (counter-turns.ts), so that they do not all read one etag and all but one start over.
+ *
+ * With `createsTaken`, a batch that fails on a create's id (`"exists"`) is not made again
+ * but rejects with {@link IdTakenError}: the batch creates an id that is not fresh (an
+ * idempotency key's record), which no fresh read frees.
  * @returns what the written batch answered, or `null` when `build` answered `null`.
  * @throws {StoreConflictError} when the batch lost every one of its attempts.
  */
@@ -81,6 +91,7 @@ export async function batchAgain(
   ctx: Context,
   build: (attempt: number) => Promise<BatchOp[] | null>,
   turn?: string,
+  createsTaken = false,
 ): Promise<(Stored<StoreRecord> | null)[] | null> {
   return retryOnConflict(async (attempt) => {
     const endTurn = turn === undefined ? undefined : await takeTurn(ctx.store, turn);
@@ -88,6 +99,7 @@ export async function batchAgain(
     try {
       const ops = await build(attempt);
       writing = ops ? handOver(ctx, ops) : null;
+      if (writing && createsTaken) writing = writing.catch(idTaken);
     } finally {
       // The batch is handed over (or none was made): the next writer may read the counter.
       endTurn?.();
@@ -104,8 +116,15 @@ export function batchInTurns(
   ctx: Context,
   turn: string,
   build: (attempt: number) => Promise<BatchOp[] | null>,
+  createsTaken = false,
 ): Promise<(Stored<StoreRecord> | null)[] | null> {
-  return batchAgain(ctx, build, turn);
+  return batchAgain(ctx, build, turn, createsTaken);
+}
+
+function idTaken(error: unknown): never {
+  throw error instanceof StoreConflictError && error.reason === "exists"
+    ? new IdTakenError(error)
+    : error;
 }
 
 /** Calls the store's batch now (so that it is queued before the turn ends), failures as a rejection. */

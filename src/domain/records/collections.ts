@@ -61,6 +61,16 @@ export const collections = {
    * `bot-protection.ts`.
    */
   usedSolutions: "used_challenge_solutions",
+  /**
+   * The first answer of each request sent with an `Idempotency-Key` (S2, S3, S6); partition:
+   * the form id; id: a hash of the caller's scope and the key. See `idempotency-keys.ts`.
+   */
+  idempotencyKeys: "idempotency_keys",
+  /**
+   * Which forms took idempotency keys in an hour, for the sweep that removes expired keys;
+   * partition: the hour (`YYYY-MM-DDTHH`); id: fresh. See `idempotency-sweep.ts`.
+   */
+  idempotencyNotes: "idempotency_notes",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

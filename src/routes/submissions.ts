@@ -33,46 +33,12 @@ import {
   submissionBody,
   submissionUpdateBody,
 } from "../schemas/submissions.ts";
+import { altchaHeader, botHeaders, headerOf } from "./bot-headers.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf, idempotentAnswer } from "./idempotency-key.ts";
 import type { RouteOperation } from "./operation.ts";
 import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
 
 const restricted = "/api/restricted/form/:formId";
-
-const altchaHeader = v.optional(
-  v.pipe(
-    v.string(),
-    v.description(
-      "A solved challenge of `GET /api/form/{formId}/challenge`: `base64(JSON({challenge, solution}))`. Needed, once per request, when the form's security settings turn `bot_protection.challenge` on; without a valid, unexpired, unused one the answer is 400 `challenge_required`.",
-    ),
-  ),
-);
-
-/** S2's headers for the bot protections (docs/design.md §6). */
-const botHeaders = v.object({
-  Altcha: altchaHeader,
-  "Formwork-Page": v.optional(
-    v.pipe(
-      v.string(),
-      v.description(
-        "Set by the hosted page: its signed mark of when it was served, for `min_fill_seconds`. Other clients leave it out.",
-      ),
-    ),
-  ),
-  "Formwork-Honeypot": v.optional(
-    v.pipe(
-      v.string(),
-      v.description(
-        "Set by the hosted page: the value of its hidden honeypot field, when filled. Other clients leave it out.",
-      ),
-    ),
-  ),
-});
-
-/** A request header's value, an empty one counting as absent. */
-function headerOf(request: RouteRequest, name: string): string | null {
-  return request.headers.get(name)?.trim() || null;
-}
 const submissionPath = `${restricted}/submission/:submissionId`;
 
 /** Submissions and attachments: S1–S7, and the export extension. */

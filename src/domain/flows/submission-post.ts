@@ -1,19 +1,9 @@
-import { ServiceError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
-import { createdAt } from "../../kernel/timestamps.ts";
 import type { BatchOp, Stored } from "../../ports/store.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { uploadersGiveBack } from "../attachments/address-uploads.ts";
-import {
-  bytesOf,
-  type Claimable,
-  claimedRecord,
-  claimOps,
-  type HeldUploads,
-  readClaimable,
-} from "../attachments/attachment-claims.ts";
+import { type Claimable, claimOps, readClaimable } from "../attachments/attachment-claims.ts";
 import { settledUploadsOf } from "../attachments/settled-uploads.ts";
-import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
 import { heldUploads, waitingWithout } from "../attachments/waiting-uploads.ts";
 import type { Context } from "../context.ts";
 import { formNotFound } from "../forms/form-access.ts";
@@ -37,19 +27,9 @@ import {
   keyOps,
   runningMarginMs,
 } from "../records/idempotency-keys.ts";
-import type {
-  SubmissionInput,
-  SubmissionRecord,
-  SubmittedField,
-} from "../records/submission-record.ts";
+import type { SubmissionInput, SubmittedField } from "../records/submission-record.ts";
 import { type BotMarks, screenPost } from "../settings/bot-protection.ts";
-import { compileRules, type FormRules } from "../settings/form-rules.ts";
-import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
-import { submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
 import { thanksPageOf } from "../settings/sections/thanks-page.ts";
-import { accessFormToSubmit } from "../settings/submit-access.ts";
-import { searchWordsOf } from "../submissions/search-words.ts";
-import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import {
   type ActionFlags,
   noFailedActions,
@@ -57,6 +37,7 @@ import {
   planPostSubmissionActions,
 } from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
+import { type CheckedPost, checkPost, countsOf, submissionOf } from "./post-checks.ts";
 
 /**
  * What one attempt of S2 writes (`createSubmission` below): the post checked against the form's
@@ -189,93 +170,6 @@ async function checkedFor(
     checked.claims = await readClaimable(ctx, post.formId, id, definition, checked.values);
   }
   return checked;
-}
-
-/**
- * The form counter's counts after the post: the whole counts, so that counts other code
- * keeps in this record stay as they were, with the post's inventory taken (inventory.ts)
- * and its claimed files' bytes off the unclaimed uploads.
- * @throws {ServiceError} `form_closed` past `max_total_submissions`.
- */
-function countsOf(counter: Stored<CounterRecord> | null, checked: CheckedPost) {
-  const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
-  if ((counts.submissions ?? 0) > checked.limit) {
-    throw new ServiceError("form_closed", "This form has received all the submissions it takes");
-  }
-  const claimedBytes = bytesOf(checked.claims);
-  if (claimedBytes > 0) {
-    const unclaimed = counts[unclaimedBytesCount] ?? 0;
-    counts[unclaimedBytesCount] = Math.max(0, unclaimed - claimedBytes);
-  }
-  return counts;
-}
-
-/** A post checked against one snapshot of its form. */
-interface CheckedPost {
-  snapshot: FormSnapshot;
-  values: SubmittedField[];
-  /** The form's `max_total_submissions`, or infinity. */
-  limit: number;
-  /** The files the post names that it is to claim, as known (attachment-claims.ts). */
-  claims: Claimable[];
-  rules: FormRules;
-  /** The inventory counts the post takes (none for a draft). */
-  taken: string[];
-}
-
-/**
- * Checks a post (to be stored as `submissionId`) against the form as `snapshot` has it, and
- * reads the files it claims.
- */
-async function checkPost(
-  ctx: Context,
-  caller: Caller | null,
-  submissionId: string,
-  snapshot: FormSnapshot,
-  fields: SubmittedField[],
-  draft: boolean,
-  held: HeldUploads | undefined,
-): Promise<CheckedPost> {
-  const formId = snapshot.form.id;
-  const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
-  const limits = submissionLimitsOf(form);
-  if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
-    throw new ServiceError("form_closed", "This form is closed to new submissions");
-  }
-  const values = await checkSubmittedValues(ctx, form, fields, draft, snapshot);
-  const definition = form.form_definition;
-  const claims = await readClaimable(ctx, formId, submissionId, definition, values, held);
-  const rules = compileRules(form);
-  const taken = draft ? [] : inventoryTaken(rules, values);
-  const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
-  return { snapshot, values, limit, claims, rules, taken };
-}
-
-/** The record of a new submission, with the inventory it takes. */
-function submissionOf(
-  ctx: Context,
-  { form }: FormSnapshot,
-  id: string,
-  { values, taken, claims }: CheckedPost,
-  caller: Caller | null,
-  device: Device,
-  draft: boolean,
-): SubmissionRecord {
-  const { created_date_utc: at, modified_date_utc } = createdAt(ctx.now());
-  return {
-    form_id: form.id,
-    stale_form_name: form.form_configuration.settings.form_name,
-    created_by_verified_email_address: caller?.email ?? "",
-    created_by_device: device,
-    form_fields: values,
-    search_words: searchWordsOf(form.form_definition, values),
-    is_draft_submission: draft,
-    inventory_taken: taken,
-    attachments_held: claims.map(({ record }) => claimedRecord(record, id, at)),
-    id,
-    created_date_utc: at,
-    modified_date_utc,
-  };
 }
 
 /**

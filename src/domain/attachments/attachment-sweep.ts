@@ -1,10 +1,10 @@
 import { queryAll } from "../../ports/query-all.ts";
-import { StoreConflictError } from "../../ports/store.ts";
 import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { batchAgain } from "../quotas/count-changes.ts";
 import { collections } from "../records/collections.ts";
 import type { AttachmentRecord, SubmissionRecord } from "../records/submission-record.ts";
+import { readSweepCursor, saveSweepCursor } from "../records/sweep-cursors.ts";
 import { removalOps } from "./attachment-removal.ts";
 
 /** A note that an upload happened; partition: its hour (see {@link uploadBucketOf}). */
@@ -20,18 +20,12 @@ export function uploadNoteOf(record: AttachmentRecord, at: Date): UploadNote {
   return { id: record.id, form_id: record.form_id, at: at.toISOString() };
 }
 
-interface SweepCursor {
-  id: string;
-  /** The first hour not swept yet. */
-  next_bucket: string;
-}
-
 const hour = 60 * 60 * 1000;
 /** How far back a sweep with no cursor yet looks. */
 const firstLookBack = 7 * 24 * hour;
 /** A claim this recent may belong to a submission still being written. */
 const claimSettling = hour;
-const cursorKey = { partition: "attachment-sweep", id: "cursor" };
+const sweepName = "attachment-sweep";
 
 /** The hour an upload is noted under: `YYYY-MM-DDTHH`, UTC. */
 export function uploadBucketOf(date: Date): string {
@@ -53,21 +47,16 @@ export function uploadBucketOf(date: Date): string {
 export async function sweepAttachments(ctx: Context): Promise<number> {
   const now = ctx.now().getTime();
   const end = uploadBucketOf(new Date(now - ctx.limits.attachmentGraceMs));
-  const cursor = await ctx.store.get<SweepCursor>(
-    collections.serviceState,
-    cursorKey.partition,
-    cursorKey.id,
-  );
+  const cursor = await readSweepCursor(ctx.store, sweepName);
   let bucket =
-    cursor?.record.next_bucket ??
-    uploadBucketOf(new Date(now - ctx.limits.attachmentGraceMs - firstLookBack));
+    cursor ?? uploadBucketOf(new Date(now - ctx.limits.attachmentGraceMs - firstLookBack));
   let removed = 0;
   while (bucket < end) {
     const notes = await queryAll<UploadNote>(ctx.store, collections.uploads, bucket);
     for (const note of notes) removed += (await sweepOne(ctx, note, now)).removed;
     await ctx.store.deletePartition(collections.uploads, bucket);
     bucket = uploadBucketOf(new Date(Date.parse(`${bucket}:00:00Z`) + hour));
-    await saveCursor(ctx, bucket);
+    await saveSweepCursor(ctx.store, sweepName, bucket);
   }
   if (bucket === end) removed += await sweepHourUnderway(ctx, end, now);
   return removed;
@@ -148,16 +137,4 @@ async function unheld(
   if (!again) return undefined;
   await ctx.store.create(collections.uploads, uploadBucketOf(new Date(now)), note);
   return false;
-}
-
-async function saveCursor(ctx: Context, next_bucket: string) {
-  const record: SweepCursor = { id: cursorKey.id, next_bucket };
-  const written = await ctx.store.replace(collections.serviceState, cursorKey.partition, record);
-  if (written) return;
-  try {
-    await ctx.store.create(collections.serviceState, cursorKey.partition, record);
-  } catch (error) {
-    // Another instance wrote the first cursor meanwhile; the next sweep reads it.
-    if (!(error instanceof StoreConflictError)) throw error;
-  }
 }

@@ -6,6 +6,7 @@ import {
   idempotencyWindowMs,
   type KeyContext,
 } from "./idempotency-keys.ts";
+import { readSweepCursor, saveSweepCursor } from "./sweep-cursors.ts";
 
 /**
  * Removes idempotency key records past their 24 hours (docs/design.md §15). Keys are read
@@ -20,12 +21,8 @@ import {
 export async function sweepIdempotencyKeys(ctx: KeyContext): Promise<number> {
   const now = ctx.now().getTime();
   const end = hourOf(now - idempotencyWindowMs);
-  const cursor = await ctx.store.get<SweepCursor>(
-    collections.serviceState,
-    cursorKey.partition,
-    cursorKey.id,
-  );
-  let bucket = cursor?.record.next_bucket ?? hourOf(now - idempotencyWindowMs - firstLookBack);
+  const cursor = await readSweepCursor(ctx.store, sweepName);
+  let bucket = cursor ?? hourOf(now - idempotencyWindowMs - firstLookBack);
   let removed = 0;
   const cutoff = new Date(now - idempotencyWindowMs).toISOString();
   while (bucket < end) {
@@ -34,7 +31,7 @@ export async function sweepIdempotencyKeys(ctx: KeyContext): Promise<number> {
     for (const formId of forms) removed += await sweepForm(ctx, formId, cutoff);
     await ctx.store.deletePartition(collections.idempotencyNotes, bucket);
     bucket = hourOf(Date.parse(`${bucket}:00:00Z`) + hour);
-    await saveCursor(ctx, bucket);
+    await saveSweepCursor(ctx.store, sweepName, bucket);
   }
   return removed;
 }
@@ -45,16 +42,10 @@ interface KeyNote {
   form_id: string;
 }
 
-interface SweepCursor {
-  id: string;
-  /** The first hour not swept yet. */
-  next_bucket: string;
-}
-
 const hour = 60 * 60 * 1000;
 /** How far back a sweep with no cursor yet looks. */
 const firstLookBack = 24 * hour;
-const cursorKey = { partition: "idempotency-sweep", id: "cursor" };
+const sweepName = "idempotency-sweep";
 
 function hourOf(time: number): string {
   return new Date(time).toISOString().slice(0, 13);
@@ -84,16 +75,4 @@ async function sweepForm(ctx: KeyContext, formId: string, cutoff: string): Promi
     continuation = page.continuation;
   } while (continuation);
   return removed;
-}
-
-async function saveCursor(ctx: KeyContext, next_bucket: string) {
-  const record: SweepCursor = { id: cursorKey.id, next_bucket };
-  const written = await ctx.store.replace(collections.serviceState, cursorKey.partition, record);
-  if (written) return;
-  try {
-    await ctx.store.create(collections.serviceState, cursorKey.partition, record);
-  } catch (error) {
-    // Another instance wrote the first cursor meanwhile; the next sweep reads it.
-    if (!(error instanceof StoreConflictError)) throw error;
-  }
 }

@@ -6,6 +6,7 @@
 import { StoreConflictError } from "../../ports/store.ts";
 import type { Context } from "../context.ts";
 import { collections } from "../records/collections.ts";
+import { readSweepCursor, saveSweepCursor } from "../records/sweep-cursors.ts";
 
 /** A used solution; id: the challenge's signature; partition: the hour it expires. */
 interface UsedSolution {
@@ -15,14 +16,8 @@ interface UsedSolution {
   expires_at: number;
 }
 
-interface SweepCursor {
-  id: string;
-  /** The first hour not swept yet. */
-  next_bucket: string;
-}
-
 const hour = 60 * 60 * 1000;
-const cursorKey = { partition: "used-solutions-sweep", id: "cursor" };
+const sweepName = "used-solutions-sweep";
 
 /** The hour a used solution is kept under: that of its expiry, `YYYY-MM-DDTHH`, UTC. */
 function bucketOf(ms: number): string {
@@ -59,30 +54,14 @@ export async function markSolutionUsed(
 export async function sweepUsedSolutions(ctx: Context): Promise<number> {
   const now = ctx.now().getTime();
   const end = bucketOf(now);
-  const cursor = await ctx.store.get<SweepCursor>(
-    collections.serviceState,
-    cursorKey.partition,
-    cursorKey.id,
-  );
-  let bucket = cursor?.record.next_bucket ?? bucketOf(now - 24 * hour);
+  const cursor = await readSweepCursor(ctx.store, sweepName);
+  let bucket = cursor ?? bucketOf(now - 24 * hour);
   if (bucket >= end) return 0;
   let deleted = 0;
   while (bucket < end) {
     deleted += await ctx.store.deletePartition(collections.usedSolutions, bucket);
     bucket = bucketOf(Date.parse(`${bucket}:00:00Z`) + hour);
   }
-  await saveCursor(ctx, bucket);
+  await saveSweepCursor(ctx.store, sweepName, bucket);
   return deleted;
-}
-
-async function saveCursor(ctx: Context, next_bucket: string) {
-  const record: SweepCursor = { id: cursorKey.id, next_bucket };
-  const written = await ctx.store.replace(collections.serviceState, cursorKey.partition, record);
-  if (written) return;
-  try {
-    await ctx.store.create(collections.serviceState, cursorKey.partition, record);
-  } catch (error) {
-    // Another instance wrote the first cursor meanwhile; the next sweep reads it.
-    if (!(error instanceof StoreConflictError)) throw error;
-  }
 }

@@ -112,14 +112,16 @@ export const submissionOperations: RouteOperation[] = [
       const access = await accessFormToSubmit(ctx, caller, guidParam(request, "formId"));
       const key = idempotencyKeyOf(request);
       refuseOversize(request, ctx);
-      await screenUpload(ctx, access.form, headerOf(request, "Altcha"));
+      // A keyed upload already answered is replayed without a new solution.
+      const screen = () => screenUpload(ctx, access.form, headerOf(request, "Altcha"));
+      if (key === undefined) await screen();
       const device = await deviceOf(ctx, request.clientAddress);
       const { answer, replayed } = await receiveFile(
         request,
         (file) =>
           key === undefined
             ? storeAttachment(ctx, access, caller, file, device).then(firstAnswer)
-            : storeAttachmentOnce(ctx, access, caller, file, device, key),
+            : storeAttachmentOnce(ctx, access, caller, file, device, key, screen),
         request.hostBody,
       );
       return idempotentAnswer(request, {

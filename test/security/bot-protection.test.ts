@@ -199,6 +199,70 @@ describe("bot protection: the challenge (ALTCHA)", () => {
     }
   });
 
+  it("replays a keyed S2 or S3 retried with its spent solution, without a new one", async () => {
+    const { mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { createFsBlobStore } = await import("../../adapters/fs/index.ts");
+    const directory = await mkdtemp(join(tmpdir(), "formwork-bots-"));
+    try {
+      const blobs = createFsBlobStore({
+        directory,
+        storageUrl: "http://localhost/storage",
+        signingSecret: "test signing secret",
+      });
+      const env = await setup({ blobs, sweepIntervalMs: 0 });
+      const alice = await env.user("alice@example.com");
+      const created = await env.call("POST", "/api/restricted/form", {
+        as: alice,
+        body: formInput("Files", fields),
+      });
+      const formId = created.body.id;
+      await env.call("POST", settingsPath(formId, "securitysettings"), {
+        as: alice,
+        body: { bot_protection: { challenge: true } },
+      });
+      const solve = async () => {
+        const challenge = (await env.call("GET", `/api/form/${formId}/challenge`)).body;
+        const solution = await solveChallenge({ challenge, deriveKey });
+        return Buffer.from(JSON.stringify({ challenge, solution })).toString("base64");
+      };
+      const uploadAltcha = await solve();
+      const upload = () => {
+        const body = new FormData();
+        body.append("cv_2", new Blob(["hello"]), "cv.txt");
+        return conformingFetch(env.service)(
+          new Request(`http://localhost/api/form/${formId}/submissionattachment`, {
+            method: "POST",
+            body,
+            headers: { Altcha: uploadAltcha, "Idempotency-Key": "upload-1" },
+          }),
+        );
+      };
+      const first = await upload();
+      assert.equal(first.status, 200);
+      const retried = await upload();
+      assert.equal(retried.status, 200);
+      assert.equal(retried.headers.get("Idempotent-Replayed"), "true");
+      assert.equal((await retried.json()).id, (await first.json()).id);
+      const postAltcha = await solve();
+      const headers = { Altcha: postAltcha, "Idempotency-Key": "post-1" };
+      const posted = await env.call("POST", `/api/form/${formId}/submission`, {
+        body: post,
+        headers,
+      });
+      assert.equal(posted.status, 200, JSON.stringify(posted.body));
+      const again = await env.call("POST", `/api/form/${formId}/submission`, {
+        body: post,
+        headers,
+      });
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.body.id, posted.body.id);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
   it("lets a form without protection take plain posts, and issues challenges for any form", async () => {
     const env = await withForm();
     const answer = await env.submit();

@@ -70,7 +70,8 @@ export async function storeAttachment(
 /**
  * S3 with an `Idempotency-Key` (docs/design.md §6). The fingerprint covers the form, the
  * part's name, file name and type, and the file's bytes. A key already answered is read
- * first (one store call), so that a retry's file is only hashed, never stored again.
+ * first (one store call), so that a retry's file is only hashed, never stored again; only a
+ * new upload passes `screen` (the form's bot challenge: a retry need not solve another).
  * @returns the attachment's id, and whether it is the key's first answer again.
  */
 export async function storeAttachmentOnce(
@@ -80,11 +81,13 @@ export async function storeAttachmentOnce(
   file: IncomingFile,
   device: Device,
   key: string,
+  screen: () => Promise<void> = async () => {},
 ): Promise<Answered<string>> {
   const formId = access.form.id;
   const request = idempotentRequest(formId, caller?.userId ?? null, key, null);
   const earlier = await readKey(ctx, request);
   if (!earlier) {
+    await screen();
     const store = () => storeAttachment(ctx, access, caller, file, device, request);
     return answerOnce(ctx, request, store, false);
   }

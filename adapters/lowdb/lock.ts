@@ -70,7 +70,7 @@ export async function lockDirectory(
   for (let takeovers = 0; ; ) {
     try {
       const release = await lock(directory, options);
-      await writeOwner(directory);
+      await writeOwner(directory, folder);
       return async () => {
         await removeFile(join(directory, OWNER_FILE));
         // After a compromise proper-lockfile has let go already (ERELEASED).
@@ -99,11 +99,17 @@ export async function lockDirectory(
   }
 }
 
-async function writeOwner(directory: string): Promise<void> {
+/** Closes the lock folder to its owner (0700) and writes the pid file beside it (0600). */
+async function writeOwner(directory: string, folder: string): Promise<void> {
+  const file = join(directory, OWNER_FILE);
   try {
-    await writeFile(join(directory, OWNER_FILE), String(process.pid));
+    // proper-lockfile's mkdir follows the umask; chmod keeps the mtime it compares.
+    await chmod(folder, 0o700);
+    await writeFile(file, String(process.pid), { mode: 0o600 });
+    // The mode applies only to a new file, and through the umask.
+    await chmod(file, 0o600);
   } catch (cause) {
-    throw lowdbError(`cannot write ${join(directory, OWNER_FILE)}`, cause);
+    throw lowdbError(`cannot take the lock ${folder}`, cause);
   }
 }
 

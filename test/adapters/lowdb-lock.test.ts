@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -25,6 +25,16 @@ async function processState(pid: number): Promise<string | undefined> {
 
 function running(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
+}
+
+/** Every entry under a folder, with its permission bits. */
+async function modes(folder: string): Promise<Record<string, string>> {
+  const names = await readdir(folder, { recursive: true });
+  const found: Record<string, string> = {};
+  for (const name of names.sort()) {
+    found[name] = ((await stat(join(folder, name))).mode & 0o777).toString(8);
+  }
+  return found;
 }
 
 describe("lowdb store lock", () => {
@@ -65,6 +75,26 @@ describe("lowdb store lock", () => {
     } finally {
       parent.kill("SIGKILL");
       if (running(parent)) await once(parent, "exit");
+    }
+  });
+
+  it("keeps its lock folder 0700 and its pid file 0600, whatever the umask", async () => {
+    const directory = await tempDir();
+    const umask = process.umask(0o022);
+    try {
+      const store = createLowdbStore({ directory });
+      await store.open();
+      await store.create("t", "p", { id: "x" });
+      const found = await modes(directory);
+      assert.equal(found["formwork.lock"], "700");
+      assert.equal(found["formwork.pid"], "600");
+      for (const [name, mode] of Object.entries(found)) {
+        const isFolder = (await stat(join(directory, name))).isDirectory();
+        assert.equal(mode, isFolder ? "700" : "600", name);
+      }
+      await store.close();
+    } finally {
+      process.umask(umask);
     }
   });
 });

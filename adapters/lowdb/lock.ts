@@ -70,7 +70,7 @@ export async function lockDirectory(
   for (let takeovers = 0; ; ) {
     try {
       const release = await lock(directory, options);
-      await writeOwner(directory);
+      await writeOwner(directory, folder);
       return async () => {
         await removeFile(join(directory, OWNER_FILE));
         // After a compromise proper-lockfile has let go already (ERELEASED).
@@ -83,7 +83,7 @@ export async function lockDirectory(
         throw lowdbError(`cannot lock ${directory}`, error);
       }
       const { owner, stale } = await inspectLock(directory, folder);
-      if (owner !== undefined && isAlive(owner) && !stale) {
+      if (owner !== undefined && (await isAlive(owner)) && !stale) {
         throw new StoreLockedError(directory, owner);
       }
       if ((owner !== undefined || stale) && takeovers < TAKEOVERS) {
@@ -99,11 +99,17 @@ export async function lockDirectory(
   }
 }
 
-async function writeOwner(directory: string): Promise<void> {
+/** Closes the lock folder to its owner (0700) and writes the pid file beside it (0600). */
+async function writeOwner(directory: string, folder: string): Promise<void> {
+  const file = join(directory, OWNER_FILE);
   try {
-    await writeFile(join(directory, OWNER_FILE), String(process.pid));
+    // proper-lockfile's mkdir follows the umask; chmod keeps the mtime it compares.
+    await chmod(folder, 0o700);
+    await writeFile(file, String(process.pid), { mode: 0o600 });
+    // The mode applies only to a new file, and through the umask.
+    await chmod(file, 0o600);
   } catch (cause) {
-    throw lowdbError(`cannot write ${join(directory, OWNER_FILE)}`, cause);
+    throw lowdbError(`cannot take the lock ${folder}`, cause);
   }
 }
 
@@ -128,15 +134,34 @@ async function inspectLock(
   }
 }
 
-/** Whether a process with that id runs (EPERM: it does, under another user). */
-function isAlive(pid: number): boolean {
+/**
+ * Whether a process with that id runs (EPERM: it does, under another user). A process
+ * killed with -9 stays a zombie until its parent reaps it, and `kill(pid, 0)` still finds
+ * it: on Linux its state in `/proc/<pid>/stat` tells; elsewhere `kill` alone decides.
+ */
+async function isAlive(pid: number): Promise<boolean> {
   if (pid === process.pid) return true;
+  const state = await processState(pid);
+  if (state !== undefined) return state !== "Z" && state !== "X";
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as { code?: unknown }).code === "EPERM";
   }
+}
+
+/** The state letter of `/proc/<pid>/stat` (`R`, `S`, `Z`, …), or undefined where unreadable. */
+async function processState(pid: number): Promise<string | undefined> {
+  let line: string;
+  try {
+    line = await readFile(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    // No /proc, or no such process: `kill` decides.
+    return undefined;
+  }
+  // "pid (comm) state …": the command name may itself hold spaces and parentheses.
+  return line.slice(line.lastIndexOf(")") + 1).trim()[0];
 }
 
 async function removeLockFolder(folder: string): Promise<void> {

@@ -11,6 +11,9 @@
  * Blobs are personal data: folders are made `0700`, files `0600`, and the first write sets
  * `directory` itself to `0700`, so that no other local user can read them.
  *
+ * A full disk (`ENOSPC`, `EDQUOT`) throws `StoreUnavailableError`, which the service answers
+ * 503, and the partial file is removed.
+ *
  * Single process only: the first write clears what a crash left in `.partial` and `.trash`,
  * which would also remove another process's writes in progress. Files are not fsynced.
  * @module

@@ -9,6 +9,8 @@ export interface BlobStore {
    * Streams `body` into a new blob, replacing any blob of that name.
    * @returns the number of bytes written.
    * @throws the error of `body` when the stream fails; no partial blob stays behind then.
+   * @throws {StoreUnavailableError} when the storage cannot take it at the moment (it cannot
+   *   be reached, or its disk is full); no partial blob stays behind then either.
    */
   put(
     container: string,

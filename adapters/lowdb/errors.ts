@@ -2,3 +2,32 @@
 export function lowdbError(message: string, cause?: unknown): Error {
   return new Error(`lowdb store: ${message}`, cause === undefined ? undefined : { cause });
 }
+
+/**
+ * Thrown at start when a journal file holds an entry that fails its checksum (or does not
+ * parse) with intact entries after it: damage on the disk, not a write torn by a crash,
+ * which can only be a file's last bytes. The store does not start and changes no file.
+ */
+export class JournalCorruptError extends Error {
+  /** The journal file's path. */
+  readonly file: string;
+  /** Where the bad entry starts, in bytes from the start of the file. */
+  readonly offset: number;
+
+  constructor(file: string, offset: number) {
+    super(
+      `${file} is corrupt at byte ${offset}: the entry there fails its checksum and intact ` +
+        "entries follow it, so it is no write torn by a crash; the store did not start and " +
+        "changed nothing. Restore the folder from a backup, or keep a copy of that file and " +
+        `cut it at that byte (truncate -s ${offset} ${shellQuoted(file)}) to start without ` +
+        "the entries from there on.",
+    );
+    this.name = "JournalCorruptError";
+    this.file = file;
+    this.offset = offset;
+  }
+}
+
+function shellQuoted(path: string): string {
+  return /^[\w./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+}

@@ -39,28 +39,47 @@ export interface DecodedJournal {
   entries: JournalEntry[];
   /** How many leading bytes hold whole, intact entries. */
   validBytes: number;
+  /**
+   * Where the first intact entry after the bad one at `validBytes` starts, if any: then the
+   * file is corrupt in the middle, not torn at its end.
+   */
+  resumesAt: number | undefined;
 }
 
 /**
- * Reads a journal file's entries up to the first one that is cut off or fails its checksum
- * (a write torn by a crash); nothing after that point is trusted.
+ * Reads a journal file's entries up to the first one that is cut off, fails its checksum or
+ * does not parse; nothing after that point is trusted. It then looks for an intact entry
+ * further on: JSON escapes every newline, so entries can only start right after a newline,
+ * and each line after the bad one is tried in turn (a changed byte may merge two lines or
+ * split one, so the bad entry's own line ending is not trusted either).
  */
 export function decodeEntries(bytes: Uint8Array): DecodedJournal {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries: JournalEntry[] = [];
   let offset = 0;
-  while (offset < buffer.length) {
-    const end = buffer.indexOf(0x0a, offset);
-    if (end < 0 || end - offset < 10 || buffer[offset + 8] !== 0x20) break;
-    const json = buffer.subarray(offset + 9, end);
-    const sum = Number.parseInt(buffer.toString("latin1", offset, offset + 8), 16);
-    if (sum !== crc32(json)) break;
-    const entry = parseEntry(json);
-    if (!entry) break;
-    entries.push(entry);
-    offset = end + 1;
+  for (let read = readEntry(buffer, offset); read; read = readEntry(buffer, offset)) {
+    entries.push(read.entry);
+    offset = read.next;
   }
-  return { entries, validBytes: offset };
+  let resumesAt: number | undefined;
+  for (let end = buffer.indexOf(0x0a, offset); end >= 0; end = buffer.indexOf(0x0a, end + 1)) {
+    if (readEntry(buffer, end + 1)) {
+      resumesAt = end + 1;
+      break;
+    }
+  }
+  return { entries, validBytes: offset, resumesAt };
+}
+
+/** The intact entry starting at `offset` and where the next one starts, if there is one. */
+function readEntry(buffer: Buffer, offset: number) {
+  const end = buffer.indexOf(0x0a, offset);
+  if (end < 0 || end - offset < 10 || buffer[offset + 8] !== 0x20) return undefined;
+  const json = buffer.subarray(offset + 9, end);
+  const sum = Number.parseInt(buffer.toString("latin1", offset, offset + 8), 16);
+  if (sum !== crc32(json)) return undefined;
+  const entry = parseEntry(json);
+  return entry ? { entry, next: end + 1 } : undefined;
 }
 
 function parseEntry(json: Buffer): JournalEntry | undefined {

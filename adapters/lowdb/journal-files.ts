@@ -1,7 +1,7 @@
 import { open, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isNotFound } from "formwork/ports/kit";
-import { lowdbError } from "./errors.ts";
+import { JournalCorruptError, lowdbError } from "./errors.ts";
 import { decodeEntries, type JournalEntry } from "./journal-entries.ts";
 
 const JOURNAL = /^journal-(\d{12})\.log$/;
@@ -28,9 +28,11 @@ export async function listJournals(directory: string): Promise<number[]> {
 }
 
 /**
- * Reads one journal file's intact entries. A torn or corrupt tail is left out, and `warn`
- * is told how many bytes were dropped: they were never acknowledged to anyone, since a
- * write is acknowledged only once its whole batch was written.
+ * Reads one journal file's intact entries. A torn tail is left out, and `warn` is told how
+ * many bytes were dropped: they were never acknowledged to anyone, since a write is
+ * acknowledged only once its whole batch was written. A bad entry with intact ones after it
+ * is damage, not a torn write: nothing is dropped, the read fails.
+ * @throws {JournalCorruptError} when an intact entry follows a bad one
  */
 export async function readJournal(
   directory: string,
@@ -44,7 +46,8 @@ export async function readJournal(
   } catch (cause) {
     throw lowdbError(`cannot read ${path}`, cause);
   }
-  const { entries, validBytes } = decodeEntries(bytes);
+  const { entries, validBytes, resumesAt } = decodeEntries(bytes);
+  if (resumesAt !== undefined) throw new JournalCorruptError(path, validBytes);
   if (validBytes < bytes.byteLength) {
     warn(
       `lowdb store: dropped the last ${bytes.byteLength - validBytes} bytes of ${path}: ` +

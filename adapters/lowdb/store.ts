@@ -14,6 +14,7 @@ import { Compactor } from "./compactor.ts";
 import { lowdbError } from "./errors.ts";
 import { partitionFolder } from "./file-names.ts";
 import { type Durability, Journal } from "./journal.ts";
+import type { JournalEntry } from "./journal-entries.ts";
 import { listJournals, readJournal } from "./journal-files.ts";
 import { lockDirectory } from "./lock.ts";
 import { Partition } from "./partition.ts";
@@ -67,6 +68,7 @@ export class LowdbStore implements Store {
    * Locks the directory and replays the journal; every other call does this first. Call it
    * at start to fail early when another process holds the directory.
    * @throws {StoreLockedError} when another live process holds the directory
+   * @throws {JournalCorruptError} when a journal file is damaged in the middle
    */
   async open(): Promise<void> {
     await this.#open();
@@ -187,15 +189,17 @@ export class LowdbStore implements Store {
     });
     try {
       const replayed = await listJournals(directory);
+      // Every file is read (and checked) before anything is written: a corrupt journal
+      // stops the start with the folder as it was, without even a new, empty journal file.
+      const files: JournalEntry[][] = [];
+      for (const old of replayed) files.push(await readJournal(directory, old, warn));
       const seq = (replayed.at(-1) ?? 0) + 1;
       const compactor = new Compactor(this.#settings, () => [...this.#partitions.values()]);
       journal = await Journal.open(directory, seq, durability, (bytes) => compactor.grown(bytes));
       compactor.start(journal);
-      for (const old of replayed) {
-        for (const entry of await readJournal(directory, old, warn)) {
-          for (const change of entry.o === "batch" ? entry.b : [entry]) {
-            await this.#partitionOf(change.c, change.p, journal).replay(change);
-          }
+      for (const entry of files.flat()) {
+        for (const change of entry.o === "batch" ? entry.b : [entry]) {
+          await this.#partitionOf(change.c, change.p, journal).replay(change);
         }
       }
       if (replayed.length > 0) compactor.soon();

@@ -4,7 +4,7 @@
  */
 import { createFormService } from "formwork";
 import { createFsBlobStore } from "formwork/adapters/fs";
-import { createLowdbStore, StoreLockedError } from "formwork/adapters/lowdb";
+import { createLowdbStore, JournalCorruptError, StoreLockedError } from "formwork/adapters/lowdb";
 import {
   readConfig,
   resolveAdminSecret,
@@ -21,10 +21,14 @@ try {
   // Opening now, not on the first request: a second server on the same DATA_DIR stops here.
   await store.open();
 } catch (error) {
-  if (!(error instanceof StoreLockedError)) throw error;
-  console.error(
-    `DATA_DIR ${config.dataDir} is in use by another Formwork process (pid ${error.pid})`,
-  );
+  if (error instanceof StoreLockedError) {
+    console.error(
+      `DATA_DIR ${config.dataDir} is in use by another Formwork process (pid ${error.pid})`,
+    );
+  } else if (error instanceof JournalCorruptError) {
+    // It names the file, the byte and what to do: the whole story, with no stack to read.
+    console.error(error.message);
+  } else throw error;
   process.exit(1);
 }
 const service = createFormService({

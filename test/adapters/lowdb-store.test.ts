@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
@@ -21,6 +22,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { crc32 } from "node:zlib";
 import {
   createLowdbStore,
+  JournalCorruptError,
   type LowdbStoreOptions,
   StoreLockedError,
 } from "../../adapters/lowdb/index.ts";
@@ -350,6 +352,89 @@ describe("lowdb store", () => {
     );
     await last.close();
     assert.equal(warnings.length, 1);
+  });
+
+  it("refuses to start on a journal damaged in the middle, naming the file and the byte", async () => {
+    const directory = await tempDir();
+    const store = open(directory);
+    for (let n = 0; n < 60; n++) await store.create<Row>("t", "p", { id: `r${n}`, n });
+    // What a kill -9 leaves: the 60 entries in the journal, no snapshot yet.
+    const crashed = await crashCopy(directory);
+    await store.close();
+    const journal = join(crashed, "journal-000000000001.log");
+    const bytes = await readFile(journal);
+    const lines = bytes.toString("utf8").split("\n");
+    assert.equal(lines.length, 61, "one line per entry");
+    const offset = Buffer.byteLength(
+      lines
+        .slice(0, 28)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
+    // One byte flipped inside the 29th entry's JSON.
+    bytes[offset + 20] = (bytes[offset + 20] as number) ^ 0x01;
+    await writeFile(journal, bytes);
+    const files = async () =>
+      (await readdir(crashed)).filter((f) => !f.startsWith("formwork.")).sort();
+    const before = await files();
+    const warnings: string[] = [];
+    const again = createLowdbStore({ directory: crashed, warn: (w) => warnings.push(w) });
+    await assert.rejects(again.open(), (e: unknown) => {
+      assert.ok(e instanceof JournalCorruptError);
+      assert.equal(e.file, journal);
+      assert.equal(e.offset, offset);
+      assert.match(e.message, new RegExp(`^${journal} is corrupt at byte ${offset}: `));
+      assert.match(e.message, /Restore the folder from a backup/);
+      return true;
+    });
+    await assert.rejects(again.get("t", "p", "r0"), JournalCorruptError);
+    await again.close();
+    assert.deepEqual(warnings, []);
+    // Nothing was dropped, truncated or added: the folder is as it was, minus the dead lock.
+    assert.deepEqual(await readFile(journal), bytes);
+    assert.deepEqual(await files(), before);
+  });
+
+  it("refuses a journal whose newline between two entries was damaged", async () => {
+    const directory = await tempDir();
+    const store = open(directory);
+    for (let n = 0; n < 5; n++) await store.create<Row>("t", "p", { id: `r${n}`, n });
+    const crashed = await crashCopy(directory);
+    await store.close();
+    const journal = join(crashed, "journal-000000000001.log");
+    const bytes = await readFile(journal);
+    const first = bytes.indexOf(0x0a);
+    const second = bytes.indexOf(0x0a, first + 1);
+    bytes[second] = 0x20;
+    await writeFile(journal, bytes);
+    const again = createLowdbStore({ directory: crashed, warn: () => {} });
+    await assert.rejects(
+      again.open(),
+      (e: unknown) => e instanceof JournalCorruptError && e.offset === first + 1,
+    );
+    await again.close();
+  });
+
+  it("still takes lines of garbage at the end of a journal for a torn tail", async () => {
+    const directory = await tempDir();
+    const store = open(directory);
+    for (let n = 0; n < 3; n++) await store.create<Row>("t", "p", { id: `r${n}`, n });
+    const crashed = await crashCopy(directory);
+    await store.close();
+    const journal = join(crashed, "journal-000000000001.log");
+    const bytes = await readFile(journal);
+    // A last entry with a wrong checksum, a line of garbage, and half a line.
+    const last = bytes.subarray(bytes.lastIndexOf(0x0a, bytes.length - 2) + 1);
+    const tail = `00000000${last.toString("utf8").slice(8)}garbage\n12345678 {"c":"t","p`;
+    await writeFile(journal, Buffer.concat([bytes, Buffer.from(tail)]));
+    const warnings: string[] = [];
+    const again = createLowdbStore({ directory: crashed, warn: (w) => warnings.push(w) });
+    assert.deepEqual(
+      (await again.query<Row>("t", "p")).items.map((r) => r.record.id),
+      ["r0", "r1", "r2"],
+    );
+    await again.close();
+    assert.match(warnings.join("\n"), /dropped the last \d+ bytes of .*journal-000000000001\.log/);
   });
 
   it("journals a batch as one entry: a torn batch is dropped whole, across partitions", async () => {

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { appendFile, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { JournalCorruptError } from "../../adapters/lowdb/index.ts";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { conformingHttpFetch } from "../openapi/conformance.ts";
 import { start, stop } from "./server-process.ts";
@@ -173,5 +174,31 @@ describe("standalone server and its DATA_DIR", () => {
     } finally {
       assert.equal(await stop(server.child), 0);
     }
+  });
+
+  it("refuses to start on a journal damaged in the middle: one line naming file and byte, exit 1", async () => {
+    const env = { DATA_DIR: await dataDir(), ADMIN_SECRET: adminSecret };
+    const server = await start(env);
+    const owner = await setUp(server);
+    for (let n = 0; n < 60; n++) assert.ok(await submit(server, owner.formId, n));
+    server.child.kill("SIGKILL");
+    await new Promise((resolve) => server.child.once("exit", resolve));
+    const records = join(env.DATA_DIR, "records");
+    const journals = (await readdir(records)).filter((name) => /^journal-\d+\.log$/.test(name));
+    const journal = join(records, journals.sort().at(-1) ?? "");
+    const bytes = await readFile(journal);
+    // One flipped byte in the JSON of the entry that starts past the middle of the file.
+    const offset = bytes.indexOf(0x0a, bytes.length / 2) + 1;
+    assert.ok(offset > 0 && offset < bytes.length - 100);
+    bytes[offset + 20] = (bytes[offset + 20] as number) ^ 0x01;
+    await writeFile(journal, bytes);
+    const line = new JournalCorruptError(journal, offset).message;
+    assert.match(line, /Restore the folder from a backup/);
+    // The old server started here, without the entries after the flipped byte.
+    await assert.rejects(start(env), (error: Error) => {
+      assert.equal(error.message, `server exited with 1: ${line}\n`);
+      return true;
+    });
+    assert.deepEqual(await readFile(journal), bytes, "the journal is left as it was");
   });
 });

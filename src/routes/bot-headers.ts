@@ -3,7 +3,8 @@
  * and S3 spend on a protected form, and the hosted page's marks S2 reads.
  */
 import * as v from "valibot";
-import type { RouteRequest } from "./route-request.ts";
+import { credentialHeader } from "../auth/credential-headers.ts";
+import type { BotMarks } from "../domain/settings/index.ts";
 
 /** The `Altcha` header: one solved challenge. */
 export const altchaHeader = v.optional(
@@ -36,7 +37,11 @@ export const botHeaders = v.object({
   ),
 });
 
-/** A request header's value, an empty one counting as absent. */
-export function headerOf(request: RouteRequest, name: string): string | null {
-  return request.headers.get(name)?.trim() || null;
+/** What S2 and S3 read of these headers; an empty one counts as absent (docs/design.md §2). */
+export function botMarksOf(headers: Headers): BotMarks {
+  return {
+    solution: credentialHeader(headers, "Altcha"),
+    page: credentialHeader(headers, "Formwork-Page"),
+    honeypot: credentialHeader(headers, "Formwork-Honeypot"),
+  };
 }

@@ -33,7 +33,7 @@ import {
   submissionBody,
   submissionUpdateBody,
 } from "../schemas/submissions.ts";
-import { altchaHeader, botHeaders, headerOf } from "./bot-headers.ts";
+import { altchaHeader, botHeaders, botMarksOf } from "./bot-headers.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf, idempotentAnswer } from "./idempotency-key.ts";
 import type { RouteOperation } from "./operation.ts";
 import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
@@ -82,11 +82,7 @@ export const submissionOperations: RouteOperation[] = [
       const raw = await readJson(request, ctx.limits.jsonBodyBytes);
       const body = parseWith(submissionBody, raw);
       const device = await deviceOf(ctx, request.clientAddress);
-      const marks = {
-        solution: headerOf(request, "Altcha"),
-        page: headerOf(request, "Formwork-Page"),
-        honeypot: headerOf(request, "Formwork-Honeypot"),
-      };
+      const marks = botMarksOf(request.headers);
       const { caller } = request;
       if (key === undefined) return createSubmission(ctx, caller, formId, body, device, marks);
       const once = { key, body: raw };
@@ -113,7 +109,7 @@ export const submissionOperations: RouteOperation[] = [
       const key = idempotencyKeyOf(request);
       refuseOversize(request, ctx);
       // A keyed upload already answered is replayed without a new solution.
-      const screen = () => screenUpload(ctx, access.form, headerOf(request, "Altcha"));
+      const screen = () => screenUpload(ctx, access.form, botMarksOf(request.headers).solution);
       if (key === undefined) await screen();
       const device = await deviceOf(ctx, request.clientAddress);
       const { answer, replayed } = await receiveFile(

@@ -4,9 +4,13 @@
  * a honeypot post and a post sooner than `min_fill_seconds`, through the public surface.
  */
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { type Challenge, solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
+import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { settingsPath } from "../form-fixture.ts";
 import { conformingFetch, formInput, setup, uploadBytes } from "../helpers.ts";
@@ -18,7 +22,7 @@ const fields = [
 ];
 const post = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
 
-/** A service whose clock follows the machine's, moved on by `skip`, and a form. */
+/** A service whose clock follows the machine's, moved on by `advance`, and a form. */
 async function withForm(protection?: Record<string, unknown>) {
   const raw = createMemoryStore();
   const store = serviceQueriesOnly(raw);
@@ -38,7 +42,7 @@ async function withForm(protection?: Record<string, unknown>) {
     });
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
   }
-  const skip = (seconds: number) => {
+  const advance = (seconds: number) => {
     offset += seconds * 1000;
   };
   const submit = (headers: Record<string, string> = {}, id = formId) =>
@@ -67,7 +71,29 @@ async function withForm(protection?: Record<string, unknown>) {
       mark: /data-page-mark="([^"]+)"/.exec(text)?.[1] ?? "",
     };
   };
-  return { ...env, raw, alice, formId, skip, submit, stored, counted, solved, page };
+  return { ...env, raw, alice, formId, advance, submit, stored, counted, solved, page };
+}
+
+/** A service on the real fs blob store, and a form with a file field guarded by a challenge. */
+async function withFileForm() {
+  const directory = await mkdtemp(join(tmpdir(), "formwork-bots-"));
+  const blobs = createFsBlobStore({
+    directory,
+    storageUrl: "http://localhost/storage",
+    signingSecret: "test signing secret",
+  });
+  const env = await setup({ blobs, sweepIntervalMs: 0 });
+  const alice = await env.user("alice@example.com");
+  const created = await env.call("POST", "/api/restricted/form", {
+    as: alice,
+    body: formInput("Files", fields),
+  });
+  const formId: string = created.body.id;
+  await env.call("POST", settingsPath(formId, "securitysettings"), {
+    as: alice,
+    body: { bot_protection: { challenge: true } },
+  });
+  return { env, formId, done: () => rm(directory, { recursive: true, force: true }) };
 }
 
 describe("bot protection: the challenge (ALTCHA)", () => {
@@ -135,7 +161,7 @@ describe("bot protection: the challenge (ALTCHA)", () => {
     };
     await env.service.sweepAttachments();
     assert.equal(await kept(), 1);
-    env.skip(2 * 3600);
+    env.advance(2 * 3600);
     await env.service.sweepAttachments();
     assert.equal(await kept(), 0);
   });
@@ -143,7 +169,7 @@ describe("bot protection: the challenge (ALTCHA)", () => {
   it("refuses an expired solution", async () => {
     const env = await withForm({ challenge: true });
     const altcha = await env.solved();
-    env.skip(601);
+    env.advance(601);
     const answer = await env.submit({ Altcha: altcha });
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, "challenge_required");
@@ -152,28 +178,8 @@ describe("bot protection: the challenge (ALTCHA)", () => {
   });
 
   it("guards S3 too: no header is refused, a solution is good for one upload", async () => {
-    const { mkdtemp, rm } = await import("node:fs/promises");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const { createFsBlobStore } = await import("../../adapters/fs/index.ts");
-    const directory = await mkdtemp(join(tmpdir(), "formwork-bots-"));
+    const { env, formId, done } = await withFileForm();
     try {
-      const blobs = createFsBlobStore({
-        directory,
-        storageUrl: "http://localhost/storage",
-        signingSecret: "test signing secret",
-      });
-      const env = await setup({ blobs, sweepIntervalMs: 0 });
-      const alice = await env.user("alice@example.com");
-      const created = await env.call("POST", "/api/restricted/form", {
-        as: alice,
-        body: formInput("Files", fields),
-      });
-      const formId = created.body.id;
-      await env.call("POST", settingsPath(formId, "securitysettings"), {
-        as: alice,
-        body: { bot_protection: { challenge: true } },
-      });
       const bare = await uploadBytes(env.service, formId, "cv_2", 10);
       assert.equal(bare.status, 400);
       const challenge = (await env.call("GET", `/api/form/${formId}/challenge`)).body;
@@ -195,33 +201,13 @@ describe("bot protection: the challenge (ALTCHA)", () => {
       assert.equal(again.status, 400);
       assert.equal((await again.json()).error, "challenge_required");
     } finally {
-      await rm(directory, { recursive: true, force: true });
+      await done();
     }
   });
 
   it("replays a keyed S2 or S3 retried with its spent solution, without a new one", async () => {
-    const { mkdtemp, rm } = await import("node:fs/promises");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const { createFsBlobStore } = await import("../../adapters/fs/index.ts");
-    const directory = await mkdtemp(join(tmpdir(), "formwork-bots-"));
+    const { env, formId, done } = await withFileForm();
     try {
-      const blobs = createFsBlobStore({
-        directory,
-        storageUrl: "http://localhost/storage",
-        signingSecret: "test signing secret",
-      });
-      const env = await setup({ blobs, sweepIntervalMs: 0 });
-      const alice = await env.user("alice@example.com");
-      const created = await env.call("POST", "/api/restricted/form", {
-        as: alice,
-        body: formInput("Files", fields),
-      });
-      const formId = created.body.id;
-      await env.call("POST", settingsPath(formId, "securitysettings"), {
-        as: alice,
-        body: { bot_protection: { challenge: true } },
-      });
       const solve = async () => {
         const challenge = (await env.call("GET", `/api/form/${formId}/challenge`)).body;
         const solution = await solveChallenge({ challenge, deriveKey });
@@ -259,7 +245,7 @@ describe("bot protection: the challenge (ALTCHA)", () => {
       assert.equal(again.status, 200, JSON.stringify(again.body));
       assert.equal(again.body.id, posted.body.id);
     } finally {
-      await rm(directory, { recursive: true, force: true });
+      await done();
     }
   });
 
@@ -315,7 +301,7 @@ describe("bot protection: the hosted page's honeypot and least fill time", () =>
     assert.equal(fast.status, 200);
     assert.equal(fast.body.actionSuccessful, true);
     assert.equal(await env.stored(), 0);
-    env.skip(5);
+    env.advance(5);
     const later = await env.submit({ "Formwork-Page": mark });
     assert.equal(later.status, 200);
     assert.equal(await env.stored(), 1);

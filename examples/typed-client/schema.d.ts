@@ -1553,6 +1553,8 @@ export interface components {
             http_header_value: string;
             /** @description The Standard Webhooks signing secret, `whsec_<base64>` (extension). */
             webhook_shared_secret: string;
+            /** @description The events it is called for (extension): see W2's `events`. */
+            events: string[];
             created_date_utc: string;
             modified_date_utc: string;
         }[];
@@ -1567,6 +1569,8 @@ export interface components {
             http_header_key?: string;
             /** @default  */
             http_header_value?: string;
+            /** @description Extension: the events the webhook is called for; `form_submission.created` when absent. */
+            events?: ("form_submission.created" | "form_submission.updated" | "form_submission.deleted")[];
         } & ((unknown | unknown) & ({
             /** @constant */
             http_header_key?: "";

@@ -34,6 +34,7 @@ import { webhooksFor } from "../records/webhook-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "../settings/inventory.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
+import { withHistory } from "../submissions/submission-history.ts";
 import { readSubmission } from "../submissions/submission-reading.ts";
 import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
@@ -56,6 +57,7 @@ export async function updateSubmission(
   form: FormRecord,
   submissionId: string,
   input: SubmissionInput,
+  editor: { userId: string },
   idempotency?: IdempotentRequest,
 ) {
   const answer = {
@@ -69,7 +71,11 @@ export async function updateSubmission(
     ctx,
     async (attempt) => {
       if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
-      const edited = await editedRecord(ctx, form, rules, stored.record, input);
+      const edited = withHistory(
+        stored.record,
+        await editedRecord(ctx, form, rules, stored.record, input),
+        editor.userId,
+      );
       const files = await filesOf(ctx, form, stored.record, edited);
       const next = withHeld(stored.record, edited, files);
       const update = await updateOps(ctx, form, rules, stored, next, files);

@@ -326,6 +326,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/restricted/form/{formId}/submission/{submissionId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a submission's edits, newest first, with what each changed */
+        get: operations["getSubmissionHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/form/{formId}/submission": {
         parameters: {
             query?: never;
@@ -1319,6 +1336,27 @@ export interface components {
             }[];
             user_has_edit_submission_access: boolean;
         };
+        SubmissionHistory: {
+            submission_id: string;
+            current_version: number;
+            created_date_utc: string;
+            /** @description How many of the oldest edits the history's bounds let go. */
+            dropped_versions: number;
+            versions: {
+                version: number;
+                edited_date_utc: string;
+                edited_by_user_id: string;
+                changes: {
+                    unique_system_name: string;
+                    from?: string;
+                    to?: string;
+                }[];
+                /** @constant */
+                draft_cleared?: true;
+                /** @constant */
+                values_omitted?: true;
+            }[];
+        };
         SubmissionInput: {
             form_fields: {
                 unique_system_name: string;
@@ -1553,6 +1591,8 @@ export interface components {
             http_header_value: string;
             /** @description The Standard Webhooks signing secret, `whsec_<base64>` (extension). */
             webhook_shared_secret: string;
+            /** @description The events it is called for (extension): see W2's `events`. */
+            events: string[];
             created_date_utc: string;
             modified_date_utc: string;
         }[];
@@ -1567,6 +1607,8 @@ export interface components {
             http_header_key?: string;
             /** @default  */
             http_header_value?: string;
+            /** @description Extension: the events the webhook is called for; `form_submission.created` when absent. */
+            events?: ("form_submission.created" | "form_submission.updated" | "form_submission.deleted")[];
         } & ((unknown | unknown) & ({
             /** @constant */
             http_header_key?: "";
@@ -3720,6 +3762,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure409"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    getSubmissionHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                formId: string;
+                submissionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `versions`, newest first: who changed which fields, when, from what to what. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionHistory"];
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description Not allowed; a quota is used up; the form is disabled or closed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure403"];
+                };
+            };
+            /** @description No such record, or one the caller may not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure404"];
                 };
             };
             /** @description Over a rate limit; `Retry-After` says when to come back. */

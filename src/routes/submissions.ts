@@ -16,6 +16,7 @@ import {
   exportSubmissions,
   getAttachmentLink,
   getSubmission,
+  getSubmissionHistory,
   listSubmissions,
 } from "../domain/submissions/index.ts";
 import { readJson } from "../http/body.ts";
@@ -58,6 +59,23 @@ export const submissionOperations: RouteOperation[] = [
     handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
       return getSubmission(ctx, access, guidParam(request, "submissionId"));
+    },
+  },
+  {
+    method: "get",
+    path: `${submissionPath}/history`,
+    operationId: "getSubmissionHistory",
+    ref: "extension",
+    summary: "List a submission's edits, newest first, with what each changed",
+    tag: "Submissions",
+    auth: "account",
+    response: {
+      description: "`versions`, newest first: who changed which fields, when, from what to what.",
+      schema: { name: "SubmissionHistory", schema: answers.submissionHistory },
+    },
+    handler: async (request, ctx) => {
+      const access = await reportingAccess(request, ctx);
+      return getSubmissionHistory(ctx, access, guidParam(request, "submissionId"));
     },
   },
   {
@@ -217,9 +235,9 @@ export const submissionOperations: RouteOperation[] = [
       const key = idempotencyKeyOf(request);
       const raw = await readJson(request, ctx.limits.jsonBodyBytes);
       const body = parseWith(submissionUpdateBody, raw);
-      if (key === undefined) return updateSubmission(ctx, access.form, submissionId, body);
-      const once = { key, body: raw };
       const caller = callerOf(request);
+      if (key === undefined) return updateSubmission(ctx, access.form, submissionId, body, caller);
+      const once = { key, body: raw };
       return idempotentAnswer(
         request,
         await updateSubmissionOnce(ctx, caller, access.form, submissionId, body, once),

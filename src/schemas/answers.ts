@@ -114,6 +114,34 @@ export const submissionPage = v.strictObject({
   ),
 });
 
+/** The history extension: a submission's edits, newest first. */
+export const submissionHistory = v.strictObject({
+  submission_id: v.string(),
+  current_version: v.pipe(v.number(), v.integer()),
+  created_date_utc: v.string(),
+  dropped_versions: v.pipe(
+    v.number(),
+    v.integer(),
+    v.description("How many of the oldest edits the history's bounds let go."),
+  ),
+  versions: v.array(
+    v.strictObject({
+      version: v.pipe(v.number(), v.integer()),
+      edited_date_utc: v.string(),
+      edited_by_user_id: v.string(),
+      changes: v.array(
+        v.strictObject({
+          unique_system_name: v.string(),
+          from: v.optional(v.string()),
+          to: v.optional(v.string()),
+        }),
+      ),
+      draft_cleared: v.optional(v.literal(true)),
+      values_omitted: v.optional(v.literal(true)),
+    }),
+  ),
+});
+
 /** W1: the form's webhooks. */
 export const webhookList = v.array(webhookRecord);
 

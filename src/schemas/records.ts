@@ -110,6 +110,10 @@ export const webhookRecord = v.strictObject({
     v.string(),
     v.description("The Standard Webhooks signing secret, `whsec_<base64>` (extension)."),
   ),
+  events: v.pipe(
+    v.array(v.string()),
+    v.description("The events it is called for (extension): see W2's `events`."),
+  ),
   ...timestamps,
 });
 

@@ -4,7 +4,7 @@ import {
   headerPairComplete,
   headerPairIssue,
 } from "../domain/settings/index.ts";
-import { loggedActions } from "../domain/webhooks/index.ts";
+import { loggedActions, webhookEvents } from "../domain/webhooks/index.ts";
 import { nameSchema } from "./common.ts";
 
 const url = v.pipe(
@@ -15,6 +15,19 @@ const url = v.pipe(
   v.regex(/^https?:\/\//i, "must be http or https"),
 );
 
+/**
+ * W2's `events` (extension, docs/design.md §7): which of the events a webhook is called for,
+ * each at most once; absent means a new submission only, as before there was a choice.
+ */
+const eventsSchema = v.pipe(
+  v.array(v.picklist(webhookEvents, `must each be one of ${webhookEvents.join(", ")}`)),
+  v.minLength(1, "must name at least one event"),
+  v.check((events) => new Set(events).size === events.length, "must name each event once"),
+  v.description(
+    "Extension: the events the webhook is called for; `form_submission.created` when absent.",
+  ),
+);
+
 /** Body of W2 (docs/design.md §4); `webhook_url` is accepted for `webhook_destination_url`. */
 export const webhookBody = v.pipe(
   v.object({
@@ -22,6 +35,7 @@ export const webhookBody = v.pipe(
     webhook_destination_url: v.optional(url),
     webhook_url: v.optional(url),
     ...customHeaderEntries,
+    events: v.optional(eventsSchema),
   }),
   v.forward(
     v.check(

@@ -34,7 +34,7 @@ const expected: Record<string, number> = {
   "S4 link to an attachment": 4,
   "S5 list submissions, first page of 3": 4,
   "S5 list submissions, next page (2 with files)": 4,
-  "S6 update a submission": 8,
+  "S6 update a submission": 9,
   "S7 delete a submission with its file": 7,
   "F3 delete a form with 5 submissions and 1 file": 26,
 };

@@ -78,6 +78,12 @@ export const recordCases: RouteCase[] = [
     request: (fx) => ({ path: `${form(fx)}/submission/${fx.ids.submissionId}` }),
   },
   {
+    route: "GET /api/restricted/form/:formId/submission/:submissionId/history",
+    name: "submission history",
+    access: reporter,
+    request: (fx) => ({ path: `${form(fx)}/submission/${fx.ids.submissionId}/history` }),
+  },
+  {
     route: "GET /api/restricted/form/:formId/submissionattachment/:attachmentId",
     name: "S4 file link",
     access: reporter,

@@ -47,5 +47,7 @@ export function updateSubmissionOnce(
 ): Promise<Answered<Awaited<ReturnType<typeof updateSubmission>>>> {
   const what = `S6 ${form.id}/${submissionId}\n${JSON.stringify(body)}`;
   const request = idempotentRequest(form.id, caller.userId, key, what);
-  return answerOnce(ctx, request, () => updateSubmission(ctx, form, submissionId, input, request));
+  return answerOnce(ctx, request, () =>
+    updateSubmission(ctx, form, submissionId, input, caller, request),
+  );
 }

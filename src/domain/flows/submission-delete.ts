@@ -2,8 +2,9 @@ import type { Stored } from "../../ports/store.ts";
 import { fileIdsOf } from "../attachments/attachment-claims.ts";
 import { readAttachments, removalOps } from "../attachments/attachment-removal.ts";
 import type { Context } from "../context.ts";
+import { formNotFound } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
-import { formCounter, readFormCounter } from "../forms/form-snapshots.ts";
+import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { batchAgain } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { collections } from "../records/collections.ts";
@@ -11,16 +12,20 @@ import type { AttachmentRecord, SubmissionRecord } from "../records/submission-r
 import { compileRules } from "../settings/form-rules.ts";
 import { inventoryHeld } from "../settings/inventory.ts";
 import { readSubmission } from "../submissions/submission-reading.ts";
+import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
 
 /**
  * S7: deletes a submission and frees its slot and inventory on the form, and deletes its
  * attachment records and gives their bytes back to the owner's storage quota, in one
- * `Store.batch` conditional on everything as read (a crash leaves all or nothing); then
- * deletes their files.
+ * `Store.batch` conditional on everything as read (a crash leaves all or nothing), with a
+ * delivery of `form_submission.deleted` to each webhook called for it (docs/design.md §7):
+ * the counter is written on its etag, so the webhooks are those of the form's version as
+ * read. Then deletes their files.
  */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
   let removed: Stored<AttachmentRecord>[] = [];
+  let announced = false;
   const rules = compileRules(form);
   const written = await batchAgain(ctx, async (attempt) => {
     if (attempt > 1) {
@@ -39,6 +44,15 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
       counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
     const files = fileIdsOf(form.form_definition, stored.record.form_fields);
     removed = await readAttachments(ctx, form.id, submissionId, files);
+    const snapshot = await formSnapshot(ctx, form.id, versionOf(counter));
+    if (!snapshot) throw formNotFound();
+    const event = submissionEventOps(
+      ctx,
+      "form_submission.deleted",
+      stored.record,
+      snapshot.webhooks,
+    );
+    announced = event.length > 0;
     return [
       {
         op: "delete",
@@ -51,8 +65,10 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
       counterOp(formCounter(form.id), counter, counts),
       // Its files and the storage they give back go with it: the quota stays equal to the records.
       ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
+      ...event,
     ];
   });
+  if (written && announced) ctx.nudgeWebhooks();
   if (written) for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
   return {
     message: "Form submission has been deleted successfully",

@@ -30,13 +30,15 @@ import type {
   SubmissionInput,
   SubmissionRecord,
 } from "../records/submission-record.ts";
+import { webhooksFor } from "../records/webhook-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "../settings/inventory.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
+import { withHistory } from "../submissions/submission-history.ts";
 import { readSubmission } from "../submissions/submission-reading.ts";
 import { checkSubmittedValues } from "../submissions/submission-values.ts";
 import { type PlannedActions, planPostSubmissionActions } from "../webhooks/submission-actions.ts";
-import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
+import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
 
 /**
  * S6: replaces the given fields' values and may clear the draft flag. The submission's
@@ -55,6 +57,7 @@ export async function updateSubmission(
   form: FormRecord,
   submissionId: string,
   input: SubmissionInput,
+  editor: { userId: string },
   idempotency?: IdempotentRequest,
 ) {
   const answer = {
@@ -68,7 +71,11 @@ export async function updateSubmission(
     ctx,
     async (attempt) => {
       if (attempt > 1) stored = await readSubmission(ctx, form.id, submissionId);
-      const edited = await editedRecord(ctx, form, rules, stored.record, input);
+      const edited = withHistory(
+        stored.record,
+        await editedRecord(ctx, form, rules, stored.record, input),
+        editor.userId,
+      );
       const files = await filesOf(ctx, form, stored.record, edited);
       const next = withHeld(stored.record, edited, files);
       const update = await updateOps(ctx, form, rules, stored, next, files);
@@ -157,8 +164,12 @@ async function editedRecord(
 
 /**
  * The batch of an S6 from `stored` to `next`, and the webhooks and actions it announces `next`
- * to (none unless a draft becomes a submission). The counter is read and written only when needed: a
- * plain edit that moves no inventory does not contend with the form's S2s.
+ * to: a draft that becomes a submission is announced as created, with the form's actions; an
+ * edit of a submission that is no draft, as updated, to the webhooks called for that
+ * (docs/design.md §7). The counter is read only when needed, and written only when the
+ * edit moves inventory or claims files, or announces to a webhook: then on its etag, so that a
+ * webhook added since the read moves the form's version and the batch is made again with it
+ * (form-snapshots.ts). A plain edit no webhook hears of does not contend with the form's S2s.
  * @throws {ValidationError} when a newly chosen option is sold out.
  */
 async function updateOps(
@@ -185,9 +196,12 @@ async function updateOps(
   const held = inventoryHeld(rules, stored.record);
   const wanted = next.inventory_taken ?? [];
   const becomes = stored.record.is_draft_submission && !next.is_draft_submission;
+  const edits = !stored.record.is_draft_submission;
   const claimed = bytesOf(claims);
   const none = { ops, webhooks: [], actions: undefined };
-  if (held.length === 0 && wanted.length === 0 && !becomes && claimed === 0) return none;
+  if (held.length === 0 && wanted.length === 0 && !becomes && !edits && claimed === 0) {
+    return none;
+  }
   const counter = await readFormCounter(ctx, form.id);
   let counts = countsAfterRetake(counter?.record.counts ?? {}, rules, held, wanted);
   if (claimed > 0 && counter) {
@@ -195,23 +209,26 @@ async function updateOps(
     counts ??= { ...counter.record.counts };
     counts[unclaimedBytesCount] = Math.max(0, (counts[unclaimedBytesCount] ?? 0) - claimed);
   }
+  const snapshot = becomes || edits ? await formSnapshot(ctx, form.id, versionOf(counter)) : null;
+  if ((becomes || edits) && !snapshot) throw formNotFound();
+  const event = becomes ? "form_submission.created" : "form_submission.updated";
+  const webhooks = snapshot ? webhooksFor(snapshot.webhooks, event) : [];
   // Only giving back from a counter that is gone (the form being deleted) recreates nothing.
   if (counts && (counter || wanted.length > 0)) {
     ops.push(counterOp(formCounter(form.id), counter, counts));
-  } else if (becomes && counter) {
-    // Unchanged, but written on its etag: a webhook added since the read moves the form's
-    // version, so the batch fails and is made again with it (form-snapshots.ts).
+  } else if ((becomes || webhooks.length > 0) && counter) {
+    // Unchanged, but written on its etag: see above.
     ops.push(counterOp(formCounter(form.id), counter, counter.record.counts));
   }
-  if (!becomes) return none;
-  const snapshot = await formSnapshot(ctx, form.id, versionOf(counter));
-  if (!snapshot) throw formNotFound();
+  if (!snapshot) return none;
+  ops.push(...submissionEventOps(ctx, event, next, webhooks));
+  if (!becomes) return { ops, webhooks, actions: undefined };
   const actions = planPostSubmissionActions(ctx, form, next);
-  ops.push(...submissionCreatedOps(ctx, next, snapshot.webhooks), ...actions.ops);
-  return { ops, webhooks: snapshot.webhooks, actions };
+  ops.push(...actions.ops);
+  return { ops, webhooks, actions };
 }
 
-/** What follows a written S6: announcements of a new submission, and dropped files deleted. */
+/** What follows a written S6: its announcements sent, and dropped files deleted. */
 async function afterUpdate(
   ctx: Context,
   form: FormRecord,
@@ -219,7 +236,7 @@ async function afterUpdate(
   webhooks: readonly unknown[],
   actions: PlannedActions | undefined,
 ) {
-  // A draft that becomes a submission is announced as a new one (docs/design.md §7).
+  // A draft that becomes a submission is announced as new, an edit as updated (docs/design.md §7).
   if (webhooks.length > 0) ctx.nudgeWebhooks();
   // S6 answers no flags: a failed first attempt is only retried from the outbox.
   await actions?.attempt?.();

@@ -32,6 +32,27 @@ export interface SubmissionRecord extends Timestamps {
    * it was kept: S5 reads their attachments.
    */
   attachments_held?: AttachmentRecord[];
+  /**
+   * Never shown but through the history route: the versions S6 replaced, oldest first,
+   * bounded (submission-history.ts). Absent until the first edit that changes something.
+   */
+  history?: SubmissionVersion[];
+  /** How many of the oldest versions the history's bounds dropped; absent: none. */
+  history_dropped?: number;
+}
+
+/** One edit of a submission, as its history keeps it (submission-history.ts). */
+export interface SubmissionVersion {
+  /** The version the edit made: 2 for the first edit (1 is the submission as posted). */
+  version: number;
+  edited_date_utc: string;
+  edited_by_user_id: string;
+  /** The fields it changed; `from` and `to` absent when `values_omitted`. */
+  changes: { unique_system_name: string; from?: string; to?: string }[];
+  /** Present when the edit turned a draft into a submission. */
+  draft_cleared?: true;
+  /** Present when the edit's values alone passed the history's budget: names only. */
+  values_omitted?: true;
 }
 
 /** A stored submission attachment. Partition: its form id. */
@@ -64,10 +85,17 @@ export interface AttachmentRecord extends Timestamps {
 
 /**
  * A submission as S5, the export, webhook payloads and destination posts show it: the record
- * without our bookkeeping (`inventory_taken`), so that only the interface's fields leave.
+ * without our bookkeeping (`inventory_taken`, `attachments_held`, the history), so that only
+ * the interface's fields leave.
  */
 export function publicSubmission(record: SubmissionRecord) {
-  const { inventory_taken: _i, attachments_held: _a, ...view } = record;
+  const {
+    inventory_taken: _i,
+    attachments_held: _a,
+    history: _h,
+    history_dropped: _d,
+    ...view
+  } = record;
   return view;
 }
 

@@ -4,6 +4,8 @@
  * that claims and attempts them. The network is reached only through the `Destinations`
  * and `WebhookSender` ports of the context.
  */
+
+export { webhookEvents } from "../records/webhook-record.ts";
 export { listActionDeliveries, loggedActions, redeliverAction } from "./action-deliveries.ts";
 export { listDeliveries, redeliver } from "./webhook-deliveries.ts";
 export { startWebhookWorker } from "./webhook-worker.ts";

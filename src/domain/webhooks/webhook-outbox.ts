@@ -5,7 +5,7 @@ import type { AttemptOutcome } from "../../ports/webhook-sender.ts";
 import type { Context } from "../context.ts";
 import { collections } from "../records/collections.ts";
 import { publicSubmission, type SubmissionRecord } from "../records/submission-record.ts";
-import type { WebhookRecord } from "../records/webhook-record.ts";
+import { type WebhookEvent, type WebhookRecord, webhooksFor } from "../records/webhook-record.ts";
 import { outboxPartitionOf } from "./outbox-partitions.ts";
 
 export { outboxPartitionOf } from "./outbox-partitions.ts";
@@ -70,27 +70,43 @@ export function actionLogId(kind: Exclude<DeliveryKind, "webhook">, formId: stri
 }
 
 /**
- * The batch ops that queue one delivery of a new submission per webhook in `webhooks` (its
- * delivery record and its outbox entry), for S2 (or S6) to write in the batch of the submission.
- * Call `ctx.nudgeWebhooks()` once they are written.
+ * The batch ops that queue one delivery of a new submission per webhook in `webhooks` called
+ * for it (its delivery record and its outbox entry), for S2 (or S6) to write in the batch of
+ * the submission. Call `ctx.nudgeWebhooks()` once they are written.
  */
 export function submissionCreatedOps(
   ctx: Context,
   submission: SubmissionRecord,
   webhooks: readonly WebhookRecord[],
 ): BatchOp[] {
-  const ops: BatchOp[] = [];
-  if (webhooks.length === 0) return ops;
+  return submissionEventOps(ctx, "form_submission.created", submission, webhooks);
+}
+
+/**
+ * The batch ops that queue one delivery of `event` about `submission` per webhook in
+ * `webhooks` called for it, for the batch that makes the event happen (S2, S6, S7), so that
+ * an event is sent if and only if its change was written (docs/design.md §7). A deletion
+ * carries only the submission's id: what was deleted is not sent anywhere again.
+ */
+export function submissionEventOps(
+  ctx: Context,
+  event: WebhookEvent,
+  submission: SubmissionRecord,
+  webhooks: readonly WebhookRecord[],
+): BatchOp[] {
+  const called = webhooksFor(webhooks, event);
+  if (called.length === 0) return [];
+  const form_submission =
+    event === "form_submission.deleted" ? { id: submission.id } : publicSubmission(submission);
   const payload = JSON.stringify({
-    type: "form_submission.created",
+    type: event,
     timestamp: ctx.now().toISOString(),
-    data: { form_id: submission.form_id, form_submission: publicSubmission(submission) },
+    data: { form_id: submission.form_id, form_submission },
   });
-  for (const webhook of webhooks) {
-    const delivery = pendingDelivery(ctx, submission, webhook.id, payload);
-    ops.push(...newDeliveryOps(delivery, outboxEntryOf(ctx, delivery)));
-  }
-  return ops;
+  return called.flatMap((webhook) => {
+    const delivery = pendingDelivery(ctx, submission, webhook.id, payload, undefined, event);
+    return newDeliveryOps(delivery, outboxEntryOf(ctx, delivery));
+  });
 }
 
 /** The batch ops that write a new delivery record in its log and its entry in the outbox. */
@@ -107,8 +123,9 @@ export function newDeliveryOps(delivery: DeliveryRecord, entry: OutboxEntry): Ba
 }
 
 /**
- * A new pending delivery announcing `submission`, logged under `logId` (a webhook's id, or an
- * action's log: {@link actionLogId}); `kind` is absent for a webhook.
+ * A new pending delivery announcing `event` (by default a new submission) about `submission`,
+ * logged under `logId` (a webhook's id, or an action's log: {@link actionLogId}); `kind` is
+ * absent for a webhook.
  */
 export function pendingDelivery(
   ctx: Context,
@@ -116,6 +133,7 @@ export function pendingDelivery(
   logId: string,
   payload: string,
   kind?: Exclude<DeliveryKind, "webhook">,
+  event: WebhookEvent = "form_submission.created",
 ): DeliveryRecord {
   return {
     id: newId(),
@@ -123,7 +141,7 @@ export function pendingDelivery(
     webhook_id: logId,
     form_id: submission.form_id,
     submission_id: submission.id,
-    event_type: "form_submission.created",
+    event_type: event,
     payload,
     status: "pending",
     attempts: [],

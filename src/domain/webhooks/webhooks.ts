@@ -7,7 +7,12 @@ import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import { formChanged } from "../forms/form-snapshots.ts";
 import { collections } from "../records/collections.ts";
-import type { WebhookRecord } from "../records/webhook-record.ts";
+import {
+  defaultWebhookEvents,
+  eventsOf,
+  type WebhookEvent,
+  type WebhookRecord,
+} from "../records/webhook-record.ts";
 import { refuseUncallable } from "../settings/destination-check.ts";
 
 /** What W2 takes, once parsed. */
@@ -17,16 +22,21 @@ export interface WebhookInput {
   webhook_url?: string;
   http_header_key: string;
   http_header_value: string;
+  /** The events it is called for; absent: a new submission only. */
+  events?: WebhookEvent[];
 }
 
-/** W1: the form's webhooks, secrets included. Owner or account manager. */
+/**
+ * W1: the form's webhooks, secrets included, each with the events it is called for (those
+ * added before there was a choice: a new submission). Owner or account manager.
+ */
 export async function listWebhooks(ctx: Context, caller: Caller, formId: string) {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
   const { items } = await ctx.store.query<WebhookRecord>(collections.webhooks, formId, {
     orderBy: { field: "created_date_utc" },
   });
-  return items.map(({ record }) => record);
+  return items.map(({ record }) => ({ ...record, events: [...eventsOf(record)] }));
 }
 
 /**
@@ -55,6 +65,7 @@ export async function addWebhook(
     http_header_key: input.http_header_key,
     http_header_value: input.http_header_value,
     webhook_shared_secret: `whsec_${randomBytes(32).toString("base64")}`,
+    events: [...(input.events ?? defaultWebhookEvents)],
     ...createdAt(ctx.now()),
   };
   await ctx.store.create(collections.webhooks, formId, record);

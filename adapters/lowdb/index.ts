@@ -20,7 +20,7 @@
 import type { Durability } from "./journal.ts";
 import { LowdbStore } from "./store.ts";
 
-export { JournalCorruptError } from "./errors.ts";
+export { JournalCorruptError, SnapshotCorruptError } from "./errors.ts";
 export type { Durability } from "./journal.ts";
 export { StoreLockedError } from "./lock.ts";
 export type { LowdbStore } from "./store.ts";

@@ -39,7 +39,9 @@ export function checkSeal(bytes: Uint8Array, format: string): Seal {
     return "absent";
   }
   const stored = buffer.toString("latin1", head.length, head.length + 8);
-  const computed = crc32(buffer.subarray(head.length + 9)).toString(16).padStart(8, "0");
+  const computed = crc32(buffer.subarray(head.length + 9))
+    .toString(16)
+    .padStart(8, "0");
   if (buffer[head.length + 8] === 0x22 && stored === computed) return "intact";
   return {
     mismatch: `its checksum does not match its content (stored ${JSON.stringify(stored)}, computed "${computed}"): a byte changed or the file is cut short`,

@@ -1,7 +1,7 @@
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { Low } from "lowdb";
 import { DataFile } from "lowdb/node";
-import { Buffer } from "node:buffer";
 import { checkSeal, sealText } from "./checksums.ts";
 import { lowdbError, SnapshotCorruptError } from "./errors.ts";
 import { FIRST_SEGMENT_FILE, isSegmentFile, MANIFEST_FILE } from "./file-names.ts";

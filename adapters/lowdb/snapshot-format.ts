@@ -1,6 +1,6 @@
+import { Buffer } from "node:buffer";
 import type { Scalar, StoreRecord } from "formwork/ports";
 import { compareValues } from "formwork/ports/kit";
-import { Buffer } from "node:buffer";
 import { checkSeal, sealText } from "./checksums.ts";
 import { SnapshotCorruptError } from "./errors.ts";
 

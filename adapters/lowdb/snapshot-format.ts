@@ -124,6 +124,11 @@ export class SegmentSnapshot {
     this.sealed = seal === "intact";
   }
 
+  /** The fields the header's order index covers (none in the older single-JSON format). */
+  get indexedFields(): string[] {
+    return Object.keys(this.#header?.order ?? {});
+  }
+
   /** Every entry in its range, parsed. */
   entries(): Map<string, Entry> {
     if (this.#eager) return this.#eager;

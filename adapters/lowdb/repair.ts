@@ -6,8 +6,8 @@ import { decodeEntries, entriesFrom, type RecordChange } from "./journal-entries
 import { journalFile, listJournals } from "./journal-files.ts";
 import { encodeManifest, type ManifestEntry } from "./manifest.ts";
 import { checkPartition, type PartitionCheck, readOptional } from "./partition-check.ts";
-import { boundValue, type Entry } from "./snapshot-format.ts";
 import type { Bounds } from "./segments.ts";
+import { boundValue, type Entry } from "./snapshot-format.ts";
 import { partitionFolders, withStoreLock } from "./store-files.ts";
 
 /** One thing {@link repairLowdbStore} did: the file, where in it, what it did and dropped. */

@@ -6,6 +6,8 @@
  *   npm run admin -- list-tokens --user-id 'local|…'
  *   npm run admin -- revoke-token --token-id …
  *
+ *   npm run admin -- verify          (offline: the server stopped)
+ *
  * Run with the server's environment, it finds the server (`PUBLIC_URL`, else `HOST` and
  * `PORT`) and its admin secret (`ADMIN_SECRET`, else the file in `DATA_DIR`) by itself.
  * Exit codes: 0 done, 1 the server refused or could not be reached, 2 a usage error.
@@ -14,8 +16,11 @@ import { parseArgs } from "node:util";
 import { type AdminCommand, commandNamed, commandUsage, usage } from "./admin-commands.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
 import { readConfig } from "./config.ts";
+import { runMaintenance } from "./store-maintenance.ts";
 
 async function main(argv: string[]): Promise<number> {
+  // Offline commands on the stopped store's folder, not the admin API.
+  if (argv[0] === "verify" || argv[0] === "repair") return runMaintenance(argv[0], argv.slice(1));
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

@@ -1,5 +1,7 @@
 /** The admin CLI's commands: what each needs, the admin API request it makes, its usage. */
 
+import { maintenanceCommands } from "./store-maintenance.ts";
+
 /** An admin API request, relative to the server's address. */
 export interface AdminRequest {
   method: "GET" | "POST" | "DELETE";
@@ -94,6 +96,7 @@ export function usage(): string {
   const lines = [
     ...commands.map((c) => [synopsis(c), c.summary]),
     ["help [<command>]", "print this usage, or one command's"],
+    ...maintenanceCommands.map(([name, summary]) => [name, `(offline) ${summary}`]),
   ];
   const width = Math.max(...lines.map(([left]) => left?.length ?? 0)) + 2;
   return [

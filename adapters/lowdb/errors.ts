@@ -20,9 +20,10 @@ export class JournalCorruptError extends Error {
     super(
       `${file} is corrupt at byte ${offset}: the entry there fails its checksum and intact ` +
         "entries follow it, so it is no write torn by a crash; the store did not start and " +
-        "changed nothing. Restore the folder from a backup, or keep a copy of that file and " +
-        `cut it at that byte (truncate -s ${offset} ${shellQuoted(file)}) to start without ` +
-        "the entries from there on.",
+        "changed nothing. Restore the folder from a backup, or run npm run admin -- repair " +
+        "(the standalone server's repair: it keeps a copy of the file, cuts it at that byte " +
+        "and says which entries it dropped); elsewhere keep a copy and cut it yourself " +
+        `(truncate -s ${offset} ${shellQuoted(file)}).`,
     );
     this.name = "JournalCorruptError";
     this.file = file;

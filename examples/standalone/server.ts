@@ -35,7 +35,9 @@ try {
     console.error(error.message);
   } else if (error instanceof SnapshotCorruptError) {
     // The journal's replay needs a damaged snapshot file.
-    console.error(`${error.message}; stop here and run npm run admin -- repair`);
+    console.error(
+      `${error.message}. Restore the folder from a backup, or run npm run admin -- repair: it moves the file aside and says which records it held`,
+    );
   } else throw error;
   process.exit(1);
 }

@@ -16,11 +16,13 @@ import { parseArgs } from "node:util";
 import { type AdminCommand, commandNamed, commandUsage, usage } from "./admin-commands.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
 import { readConfig } from "./config.ts";
-import { runMaintenance } from "./store-maintenance.ts";
 
 async function main(argv: string[]): Promise<number> {
-  // Offline commands on the stopped store's folder, not the admin API.
-  if (argv[0] === "verify" || argv[0] === "repair") return runMaintenance(argv[0], argv.slice(1));
+  // Offline commands on the stopped store's folder, not the admin API; loaded only for them.
+  if (argv[0] === "verify" || argv[0] === "repair") {
+    const { runMaintenance } = await import("./store-maintenance.ts");
+    return runMaintenance(argv[0], argv.slice(1));
+  }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

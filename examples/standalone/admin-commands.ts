@@ -1,7 +1,5 @@
 /** The admin CLI's commands: what each needs, the admin API request it makes, its usage. */
 
-import { maintenanceCommands } from "./store-maintenance.ts";
-
 /** An admin API request, relative to the server's address. */
 export interface AdminRequest {
   method: "GET" | "POST" | "DELETE";
@@ -76,6 +74,12 @@ export const commands: readonly AdminCommand[] = [
   },
 ];
 
+/** The offline commands (`store-maintenance.ts`), run on the stopped server's `DATA_DIR`. */
+const offlineCommands = [
+  ["verify", "check the stopped store's files and counters (verify --help)"],
+  ["repair", "repair the stopped store, saying what it drops (repair --help)"],
+] as const;
+
 /** The options every command takes, as the usage lists them. */
 const commonOptions = `options:
   --url <url>                the server; default: PUBLIC_URL when set, else http://HOST:PORT
@@ -96,7 +100,7 @@ export function usage(): string {
   const lines = [
     ...commands.map((c) => [synopsis(c), c.summary]),
     ["help [<command>]", "print this usage, or one command's"],
-    ...maintenanceCommands.map(([name, summary]) => [name, `(offline) ${summary}`]),
+    ...offlineCommands.map(([name, summary]) => [name, `offline: ${summary}`]),
   ];
   const width = Math.max(...lines.map(([left]) => left?.length ?? 0)) + 2;
   return [

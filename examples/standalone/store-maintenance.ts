@@ -14,12 +14,6 @@ import {
 import { readConfig } from "./config.ts";
 import { type CounterFault, checkCounters } from "./store-check.ts";
 
-/** The offline commands, as the usage lists them. */
-export const maintenanceCommands = [
-  ["verify", "check the stopped store's files and counters; exit 1 on any fault"],
-  ["repair", "cut damaged journals, move damaged files aside, rebuild, fix counters"],
-] as const;
-
 const help = `usage: npm run admin -- verify | repair
 
 Run on a stopped server's DATA_DIR (the records in DATA_DIR/records).

@@ -64,7 +64,9 @@ async function folders(path: string): Promise<string[]> {
 /**
  * The partitions of `collection` in a stopped store: those with a folder, and those only the
  * journal names yet (written since the last compaction). For tools that check a store's
- * records offline (the service itself never lists partitions).
+ * records offline (the service itself never lists partitions). A partition whose name was
+ * too long to spell out as a folder name (`encodeName`'s hashed form) is listed only if the
+ * journal names it.
  */
 export async function listLowdbPartitions(
   directory: string,

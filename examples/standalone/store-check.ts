@@ -15,8 +15,7 @@
  * Inventory counts and the per-address unclaimed counts are not checked.
  */
 import { listLowdbPartitions } from "formwork/adapters/lowdb";
-import type { Store, Stored } from "formwork/ports";
-import { queryAll } from "formwork/ports/kit";
+import type { Page, Store, Stored, StoreRecord } from "formwork/ports";
 
 /** The collections read, as src/domain/records/collections.ts names them. */
 const forms = "forms";
@@ -39,7 +38,7 @@ interface Counter {
   counts: Record<string, number>;
 }
 
-interface Attachment {
+interface Attachment extends StoreRecord {
   id: string;
   file_size: number;
   submission_id: string | null;
@@ -52,25 +51,28 @@ export async function checkCounters(store: Store, directory: string): Promise<Co
   for (const formId of await listLowdbPartitions(directory, forms)) {
     const form = await store.get<{ id: string; owner_user_id: string }>(forms, formId, formId);
     if (!form) continue;
-    const held = await queryAll<{ id: string; created_date_utc: string }>(
-      store,
-      submissions,
-      formId,
-    );
-    const files = await queryAll<Attachment & { id: string }>(store, attachments, formId);
-    const unclaimed = sum(files.filter((file) => file.submission_id === null));
+    const months = new Map<string, number>();
+    let count = 0;
+    await eachRecord<{ id: string; created_date_utc: string }>(store, submissions, formId, (s) => {
+      count++;
+      const month = s.created_date_utc.slice(0, 7);
+      months.set(month, (months.get(month) ?? 0) + 1);
+    });
+    let bytes = 0;
+    let unclaimed = 0;
+    await eachRecord<Attachment>(store, attachments, formId, (file) => {
+      bytes += file.file_size;
+      if (file.submission_id === null) unclaimed += file.file_size;
+    });
     const place = { collection: formCounters, partition: formId, id: formId };
-    const wanted = { submissions: held.length, unclaimed_bytes: unclaimed };
+    const wanted = { submissions: count, unclaimed_bytes: unclaimed };
     faults.push(...(await compare(store, place, wanted, (has, want) => has !== want)));
     const owner = form.record.owner_user_id;
     if (!/^partner_[^|]+\|/.test(owner)) continue;
     const usage = owners.get(owner) ?? { bytes: 0, months: new Map() };
     owners.set(owner, usage);
-    usage.bytes += sum(files);
-    for (const { created_date_utc } of held) {
-      const month = created_date_utc.slice(0, 7);
-      usage.months.set(month, (usage.months.get(month) ?? 0) + 1);
-    }
+    usage.bytes += bytes;
+    for (const [month, n] of months) usage.months.set(month, (usage.months.get(month) ?? 0) + n);
   }
   for (const [owner, usage] of owners) {
     const storage = { collection: customerCounters, partition: owner, id: "total_file_storage" };
@@ -119,6 +121,20 @@ async function write(
   });
 }
 
-function sum(files: Attachment[]): number {
-  return files.reduce((total, file) => total + file.file_size, 0);
+/** Calls `visit` with every record of a partition, a page at a time (none kept). */
+async function eachRecord<T extends StoreRecord>(
+  store: Store,
+  collection: string,
+  partition: string,
+  visit: (record: T) => void,
+): Promise<void> {
+  let continuation: string | null = null;
+  do {
+    const page: Page<T> = await store.query<T>(collection, partition, {
+      limit: 1000,
+      continuation,
+    });
+    for (const { record } of page.items) visit(record);
+    continuation = page.continuation;
+  } while (continuation);
 }

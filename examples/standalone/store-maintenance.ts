@@ -56,7 +56,7 @@ async function verify(directory: string): Promise<number> {
   } else console.log("note: counters not checked: repair the files first");
   const faults = report.faults.length + counters.length;
   console.log(`verify: ${summary(report)}: ${plural(faults, "fault")}`);
-  if (faults > 0) console.log("verify: run npm run admin -- repair (the server stopped)");
+  if (faults > 0) console.log("verify: to repair: npm run admin -- repair (copy DATA_DIR first)");
   return faults > 0 ? 1 : 0;
 }
 

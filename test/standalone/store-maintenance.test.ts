@@ -106,7 +106,7 @@ async function assertRepaired(store: Awaited<ReturnType<typeof storeWith>>) {
 }
 
 describe("npm run admin -- verify and repair", () => {
-  it("finds a clean store clean", async () => {
+  it("finds a clean store clean, and refuses a store a server runs on", async () => {
     const store = await storeWith(3);
     const verified = await admin("verify", store.dataDir);
     assert.equal(verified.code, 0, verified.stdout + verified.stderr);
@@ -114,6 +114,19 @@ describe("npm run admin -- verify and repair", () => {
       verified.stdout,
       /^verify: 0 journal files \(0 entries\), \d+ partitions, .*: 0 faults$/m,
     );
+    const server = await start({ DATA_DIR: store.dataDir });
+    try {
+      for (const command of ["verify", "repair"]) {
+        const refused = await admin(command, store.dataDir);
+        assert.equal(refused.code, 1);
+        assert.equal(
+          refused.stderr,
+          `DATA_DIR ${store.dataDir} is in use by another Formwork process (pid ${server.pid})\n`,
+        );
+      }
+    } finally {
+      await stop(server.child);
+    }
   });
 
   it("finds and repairs a changed byte and a cut-short segment, moving both aside", async () => {

@@ -139,6 +139,19 @@ describe("npm run admin -- verify and repair", () => {
     await writeFile(changed, `${text.slice(0, at)}#${text.slice(at + 1)}`);
     const cut = join(store.folder, files[1] as string);
     await truncate(cut, (await readFile(cut)).byteLength - 100);
+    // The server serves neither file: S5 answers 503, and its log names the file.
+    const server = await start({ DATA_DIR: store.dataDir });
+    let log = "";
+    server.child.stderr?.on("data", (chunk) => {
+      log += chunk;
+    });
+    const listed = await fetch(`${server.base}/api/restricted/form/${store.formId}/submissions`, {
+      headers: store.as,
+    });
+    assert.equal(listed.status, 503);
+    assert.equal((await listed.json()).error, "service_unavailable");
+    await stop(server.child);
+    assert.match(log, new RegExp(`lowdb store: cannot read (${changed}|${cut}): `));
     const verified = await admin("verify", store.dataDir);
     assert.equal(verified.code, 1);
     assert.match(verified.stdout, new RegExp(`fault: ${changed}: its checksum does not match`));

@@ -12,6 +12,7 @@ import { after, describe, it } from "node:test";
 import {
   createLowdbStore,
   repairLowdbStore,
+  SnapshotCorruptError,
   verifyLowdbStore,
 } from "../../adapters/lowdb/index.ts";
 
@@ -77,6 +78,13 @@ describe("verifyLowdbStore and repairLowdbStore", () => {
     const file = join(crashed, "t", "p", "0.json");
     const text = await readFile(file, "utf8");
     await writeFile(file, text.replace('"n":1,', '"n":7,'));
+    // The journal's replay needs that segment: the start stops, naming it.
+    const stopped = createLowdbStore({ directory: crashed, segmentSize: 2 });
+    await assert.rejects(
+      stopped.open(),
+      (e) => e instanceof SnapshotCorruptError && e.file === file,
+    );
+    await stopped.close();
     const found = await verifyLowdbStore(crashed);
     assert.deepEqual(
       found.faults.map((f) => f.file),

@@ -2,7 +2,9 @@
  * `npm run admin -- verify` and `repair`: offline checks of the standalone server's store,
  * on its stopped `DATA_DIR` (the records in `$DATA_DIR/records`). They hold the store's lock,
  * so a running server is refused. Modelled on `pg_amcheck` and sqlite's `.recover`: one line
- * per finding naming the file and where in it, then a summary line.
+ * per finding naming the file and where in it, then a summary line. The counters are
+ * checked on the store opened as the server opens it (its journal replayed, and compacted
+ * when it closes), once the files passed their own checks.
  */
 import {
   createLowdbStore,

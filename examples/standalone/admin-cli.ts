@@ -19,9 +19,11 @@ import { readConfig } from "./config.ts";
 
 async function main(argv: string[]): Promise<number> {
   // Offline commands on the stopped store's folder, not the admin API; loaded only for them.
-  if (argv[0] === "verify" || argv[0] === "repair") {
+  const helped = argv[0] === "help" && argv.length === 2;
+  const offline = helped ? argv[1] : argv[0];
+  if (offline === "verify" || offline === "repair") {
     const { runMaintenance } = await import("./store-maintenance.ts");
-    return runMaintenance(argv[0], argv.slice(1));
+    return runMaintenance(offline, helped ? ["--help"] : argv.slice(1));
   }
   let parsed: ReturnType<typeof parse>;
   try {

@@ -32,6 +32,18 @@ export function encodeName(name: string): string {
   return `${encoded.slice(0, 80)}~${hash}`;
 }
 
+/**
+ * The name a folder name encodes (see `encodeName`), or `undefined` for a name too long to
+ * spell out (`<prefix>~<hash>`) or no encoding at all.
+ */
+export function decodeName(encoded: string): string | undefined {
+  if (encoded === "~") return "";
+  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2}|%u[0-9A-F]{4})+$/.test(encoded)) return undefined;
+  return encoded.replace(/%u([0-9A-F]{4})|%([0-9A-F]{2})/g, (_, wide: string, narrow: string) =>
+    String.fromCharCode(Number.parseInt(wide ?? narrow, 16)),
+  );
+}
+
 function encodeChar(char: string): string {
   if (KEPT.test(char)) return char;
   let out = "";

@@ -20,10 +20,13 @@
 import type { Durability } from "./journal.ts";
 import { LowdbStore } from "./store.ts";
 
-export { JournalCorruptError } from "./errors.ts";
+export { JournalCorruptError, SnapshotCorruptError } from "./errors.ts";
 export type { Durability } from "./journal.ts";
 export { StoreLockedError } from "./lock.ts";
+export { type RepairReport, type RepairStep, repairLowdbStore } from "./repair.ts";
 export type { LowdbStore } from "./store.ts";
+export { listLowdbPartitions } from "./store-files.ts";
+export { type StoreFinding, type StoreReport, verifyLowdbStore } from "./verify.ts";
 
 /** Options of {@link createLowdbStore}. */
 export interface LowdbStoreOptions {

@@ -71,6 +71,27 @@ export function decodeEntries(bytes: Uint8Array): DecodedJournal {
   return { entries, validBytes: offset, resumesAt };
 }
 
+/**
+ * Every intact entry on a line from `from` on (each line start is tried): what cutting a
+ * journal file at `from` drops.
+ */
+export function entriesFrom(bytes: Uint8Array, from: number): JournalEntry[] {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const found: JournalEntry[] = [];
+  for (let at = from; at < buffer.length; ) {
+    const read = readEntry(buffer, at);
+    if (read) {
+      found.push(read.entry);
+      at = read.next;
+      continue;
+    }
+    const end = buffer.indexOf(0x0a, at);
+    if (end < 0) break;
+    at = end + 1;
+  }
+  return found;
+}
+
 /** The intact entry starting at `offset` and where the next one starts, if there is one. */
 function readEntry(buffer: Buffer, offset: number) {
   const end = buffer.indexOf(0x0a, offset);

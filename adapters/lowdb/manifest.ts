@@ -1,7 +1,9 @@
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { Low } from "lowdb";
 import { DataFile } from "lowdb/node";
-import { lowdbError } from "./errors.ts";
+import { checkSeal, sealText } from "./checksums.ts";
+import { lowdbError, SnapshotCorruptError } from "./errors.ts";
 import { FIRST_SEGMENT_FILE, isSegmentFile, MANIFEST_FILE } from "./file-names.ts";
 import type { Bounds, IdRange } from "./segments.ts";
 
@@ -16,8 +18,38 @@ export interface ManifestEntry {
 }
 
 /** The JSON of a manifest file. */
-interface ManifestData {
+export interface ManifestData {
   segments: ManifestEntry[];
+}
+
+// Manifests open with their format and a checksum of the rest (`checksums.ts`); those
+// written before, `{"segments":[…]}` alone, are still read and get one when next written.
+const FORMAT = "formwork-manifest/2";
+
+/** A manifest file's text: compact JSON, its format and checksum first. */
+export function encodeManifest(data: ManifestData): string {
+  return sealText(FORMAT, `,${JSON.stringify({ segments: data.segments }).slice(1)}`);
+}
+
+/**
+ * The manifest in a file's text, its checksum checked (an older file has none).
+ * @throws {SnapshotCorruptError} naming the file when it is damaged or no valid manifest
+ */
+export function decodeManifest(path: string, text: string): ManifestData {
+  const seal = checkSeal(Buffer.from(text, "utf8"), FORMAT);
+  if (typeof seal === "object") throw new SnapshotCorruptError(path, seal.mismatch);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (cause) {
+    throw new SnapshotCorruptError(path, "it is not JSON", cause);
+  }
+  // An older manifest holds `segments` alone: one with a damaged opening is not taken for it.
+  const older = typeof data === "object" && data !== null && Object.keys(data).length === 1;
+  if ((seal === "absent" && !older) || !isValid(data)) {
+    throw new SnapshotCorruptError(path, "it is not a valid manifest");
+  }
+  return { segments: data.segments };
 }
 
 /**
@@ -34,13 +66,16 @@ export class Manifest {
     this.#db = db;
   }
 
-  /** Reads a partition's manifest; without one, the partition is its first segment alone. */
+  /**
+   * Reads a partition's manifest; without one, the partition is its first segment alone.
+   * @throws {SnapshotCorruptError} naming the file when it is damaged
+   */
   static async load(folder: string): Promise<Manifest> {
     const path = join(folder, MANIFEST_FILE);
     // Compact JSON: with bounds, a manifest of a large partition is rewritten often enough.
     const file = new DataFile<ManifestData>(path, {
-      parse: (text) => JSON.parse(text) as ManifestData,
-      stringify: (data) => JSON.stringify(data),
+      parse: (text) => decodeManifest(path, text),
+      stringify: encodeManifest,
     });
     const db = new Low<ManifestData>(file, {
       segments: [{ low: "", file: FIRST_SEGMENT_FILE }],
@@ -48,9 +83,9 @@ export class Manifest {
     try {
       await db.read();
     } catch (cause) {
+      if (cause instanceof SnapshotCorruptError) throw cause;
       throw lowdbError(`cannot read ${path}`, cause);
     }
-    if (!isValid(db.data)) throw lowdbError(`${path} is not a valid manifest`);
     return new Manifest(path, db);
   }
 
@@ -130,7 +165,8 @@ export class Manifest {
   }
 }
 
-function isValid(data: unknown): data is ManifestData {
+/** Whether `data` is a manifest: segments with ascending `low`s, the first one `""`. */
+export function isValid(data: unknown): data is ManifestData {
   const segments = (data as Partial<ManifestData> | null)?.segments;
   if (!Array.isArray(segments) || segments.length === 0) return false;
   return segments.every(

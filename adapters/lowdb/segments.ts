@@ -18,24 +18,25 @@ export { boundValue, type Entry, type IdRange };
 export type Bounds = [Scalar | null, Scalar | null];
 
 /**
- * Reads a segment file without loading it (see `SegmentSnapshot`); a missing file is an
- * empty segment.
- * @throws naming the file when it cannot be read or is not a segment file
+ * Reads a segment file without loading it (see `SegmentSnapshot`), checking its checksum;
+ * a missing file is an empty segment.
+ * @throws {SnapshotCorruptError} naming the file when it is damaged
+ * @throws naming the file when it cannot be read
  */
 export async function readSnapshot(path: string, range: IdRange): Promise<SegmentSnapshot> {
-  return new SegmentSnapshot(path, range, readText(path));
+  return new SegmentSnapshot(path, range, readBytes(path));
 }
 
 /**
- * A segment file's text, `null` when it is missing. Read synchronously: a segment is at
+ * A segment file's bytes, `null` when it is missing. Read synchronously: a segment is at
  * most `segmentSize` records (about 100 KB at the default 200), which the page cache
  * answers in tens of microseconds, while an asynchronous read makes four trips through
  * libuv's thread pool (open, stat, read, close) that a busy machine turns into
  * milliseconds: most of an S5 page that reads a segment not loaded.
  */
-function readText(path: string): string | null {
+function readBytes(path: string): Uint8Array | null {
   try {
-    return readFileSync(path, "utf8");
+    return readFileSync(path);
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw lowdbError(`cannot read ${path}`, cause);

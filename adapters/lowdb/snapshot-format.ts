@@ -1,6 +1,8 @@
+import { Buffer } from "node:buffer";
 import type { Scalar, StoreRecord } from "formwork/ports";
 import { compareValues } from "formwork/ports/kit";
-import { lowdbError } from "./errors.ts";
+import { checkSeal, sealText } from "./checksums.ts";
+import { SnapshotCorruptError } from "./errors.ts";
 
 /** One record and its etag, as kept in a segment file. */
 export interface Entry {
@@ -21,21 +23,26 @@ export function boundValue(record: StoreRecord, field: string): Scalar | null {
   return kind === "string" || kind === "number" || kind === "boolean" ? (value as Scalar) : null;
 }
 
-// The first line of a segment file in the line format; files without it are the older
-// single-JSON format `{"records":{id:entry}}`, still read.
-const FORMAT = "formwork-segment/2";
+// The format segment files are written in: the line format whose first line opens with a
+// checksum of the rest of the file (`checksums.ts`). Files of `formwork-segment/2` (the
+// same without the checksum) and of the older single-JSON format `{"records":{id:entry}}`
+// are still read; compaction rewrites them in this one when their segment changes.
+const FORMAT = "formwork-segment/3";
+const UNSEALED = "formwork-segment/2";
 
 /** The first line of a segment file: the format, the record count, the order index. */
 interface Header {
-  format: typeof FORMAT;
+  format: typeof FORMAT | typeof UNSEALED;
   count: number;
   /** For each order field, its value (`boundValue`) in each record line, in line order. */
   order: Record<string, (Scalar | null)[]>;
 }
 
 /**
- * A segment file's text: a header line, then one JSON line per entry, in id order. The
- * header's order index lets a reader parse only the lines a page needs.
+ * A segment file's text: a header line (format, checksum, count, order index), then one
+ * JSON line per entry, in id order. The header's order index lets a reader parse only the
+ * lines a page needs; the checksum covers every byte after it, so the whole file is checked
+ * once when it is read.
  */
 export function encodeSegment(
   records: ReadonlyMap<string, Entry>,
@@ -45,11 +52,10 @@ export function encodeSegment(
   const entries = ids.map((id) => records.get(id) as Entry);
   const order: Header["order"] = {};
   for (const field of orderFields) order[field] = entries.map((e) => boundValue(e.record, field));
-  const header: Header = { format: FORMAT, count: entries.length, order };
-  const lines = [JSON.stringify(header)];
+  const lines = [`,${JSON.stringify({ count: entries.length, order }).slice(1)}`];
   for (const entry of entries)
     lines.push(JSON.stringify({ record: entry.record, etag: entry.etag }));
-  return `${lines.join("\n")}\n`;
+  return sealText(FORMAT, `${lines.join("\n")}\n`);
 }
 
 /**
@@ -67,28 +73,35 @@ export class SegmentSnapshot {
   readonly #eager: Map<string, Entry> | undefined;
   /** Whether the file is in the older single-JSON format (rewrite it in the line format). */
   readonly legacy: boolean = false;
+  /** Whether the file carries a checksum (it was checked): not so in the older formats. */
+  readonly sealed: boolean = false;
 
   /**
-   * @param text the file's content, `null` for a missing file (an empty segment)
-   * @throws naming the file when it is not a segment file, or is cut short
+   * @param bytes the file's content, `null` for a missing file (an empty segment)
+   * @throws {SnapshotCorruptError} naming the file when it fails its checksum, is cut
+   *   short, or is not a segment file
    */
-  constructor(path: string, range: IdRange, text: string | null) {
+  constructor(path: string, range: IdRange, bytes: Uint8Array | null) {
     this.#path = path;
     this.#range = range;
-    this.#text = text ?? "";
-    if (text === null) {
+    if (bytes === null) {
+      this.#text = "";
       this.#eager = new Map();
       return;
     }
+    const seal = checkSeal(bytes, FORMAT);
+    if (typeof seal === "object") throw new SnapshotCorruptError(path, seal.mismatch);
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+    this.#text = text;
     const end = text.indexOf("\n");
-    if (!text.startsWith(`{"format":"${FORMAT}"`) || end < 0) {
+    if (seal === "absent" && (!text.startsWith(`{"format":"${UNSEALED}"`) || end < 0)) {
       this.#eager = entriesOf(parse(text, path), path, range);
       this.legacy = true;
       return;
     }
     const header = parse(text.slice(0, end), path) as Partial<Header> | null;
     if (typeof header?.count !== "number" || typeof header.order !== "object" || !header.order) {
-      throw lowdbError(`${path} is not a segment file`);
+      throw new SnapshotCorruptError(path, "it is not a segment file");
     }
     let at = end + 1;
     while (at < text.length) {
@@ -99,14 +112,21 @@ export class SegmentSnapshot {
     }
     this.#starts.push(text.length);
     if (this.#starts.length - 1 !== header.count || !text.endsWith("\n")) {
-      throw lowdbError(`${path} is cut short: ${this.#starts.length - 1} of ${header.count} lines`);
+      const lines = `${this.#starts.length - 1} of ${header.count} lines`;
+      throw new SnapshotCorruptError(path, `it is cut short: ${lines}`);
     }
     for (const values of Object.values(header.order)) {
       if (!Array.isArray(values) || values.length !== header.count) {
-        throw lowdbError(`${path} has a malformed order index`);
+        throw new SnapshotCorruptError(path, "its order index is malformed");
       }
     }
     this.#header = header as Header;
+    this.sealed = seal === "intact";
+  }
+
+  /** The fields the header's order index covers (none in the older single-JSON format). */
+  get indexedFields(): string[] {
+    return Object.keys(this.#header?.order ?? {});
   }
 
   /** Every entry in its range, parsed. */
@@ -150,20 +170,21 @@ export class SegmentSnapshot {
 
   #entryAt(line: number): Entry | undefined {
     const text = this.#text.slice(this.#starts[line], (this.#starts[line + 1] as number) - 1);
-    const entry = parse(text, this.#path) as Partial<Entry> | null;
+    const entry = parse(text, this.#path, line + 2) as Partial<Entry> | null;
     const id = entry?.record?.id;
     if (typeof entry?.etag !== "string" || typeof id !== "string") {
-      throw lowdbError(`${this.#path} holds a malformed entry on line ${line + 2}`);
+      throw new SnapshotCorruptError(this.#path, `line ${line + 2} holds no entry`);
     }
     return inRange(id, this.#range) ? (entry as Entry) : undefined;
   }
 }
 
-function parse(text: string, path: string): unknown {
+function parse(text: string, path: string, line?: number): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw lowdbError(`cannot read ${path}`, cause);
+    const where = line === undefined ? "it" : `line ${line}`;
+    throw new SnapshotCorruptError(path, `${where} is not JSON`, cause);
   }
 }
 
@@ -174,13 +195,16 @@ function inRange(id: string, range: IdRange): boolean {
 /** The entries of a file in the older format, `{"records":{id:entry}}`. */
 function entriesOf(data: unknown, path: string, range: IdRange): Map<string, Entry> {
   const records = (data as { records?: unknown } | null)?.records;
-  if (typeof records !== "object" || records === null || Array.isArray(records)) {
-    throw lowdbError(`${path} is not a segment file`);
+  // Nothing but `records`: a file of a newer format whose opening was damaged is no
+  // older file, even where it still parses.
+  const only = typeof data === "object" && data !== null && Object.keys(data).length === 1;
+  if (!only || typeof records !== "object" || records === null || Array.isArray(records)) {
+    throw new SnapshotCorruptError(path, "it is not a segment file");
   }
   const entries = new Map<string, Entry>();
   for (const [id, entry] of Object.entries(records as Record<string, Partial<Entry>>)) {
     if (typeof entry?.etag !== "string" || entry.record?.id !== id) {
-      throw lowdbError(`${path} holds a malformed entry for id ${JSON.stringify(id)}`);
+      throw new SnapshotCorruptError(path, `its entry for id ${JSON.stringify(id)} is malformed`);
     }
     if (inRange(id, range)) entries.set(id, entry as Entry);
   }

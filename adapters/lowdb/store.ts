@@ -11,7 +11,7 @@ import {
 import { copyRecord } from "formwork/ports/kit";
 import { runBatch } from "./batch.ts";
 import { Compactor } from "./compactor.ts";
-import { lowdbError } from "./errors.ts";
+import { lowdbError, SnapshotCorruptError } from "./errors.ts";
 import { partitionFolder } from "./file-names.ts";
 import { type Durability, Journal } from "./journal.ts";
 import type { JournalEntry } from "./journal-entries.ts";
@@ -146,6 +146,9 @@ export class LowdbStore implements Store {
     };
     try {
       return await runBatch(ops, partitionOf, journal);
+    } catch (error) {
+      this.#reportDamage(error);
+      throw error;
     } finally {
       this.#cache.trim();
       for (const partition of touched) {
@@ -217,11 +220,22 @@ export class LowdbStore implements Store {
     const partition = this.#partitionOf(collection, name, journal);
     try {
       return await op(partition);
+    } catch (error) {
+      this.#reportDamage(error);
+      throw error;
     } finally {
       this.#cache.trim();
       if (partition.idle && partition.loadedCount === 0) this.#forget(partition);
       this.#trimUnloaded();
     }
+  }
+
+  /** Tells `warn` which file a call found damaged: the call fails (503), the log says why. */
+  #reportDamage(error: unknown): void {
+    if (!(error instanceof SnapshotCorruptError)) return;
+    this.#settings.warn(
+      `${error.message}; it is not served (answered 503) until it is repaired or restored`,
+    );
   }
 
   #partitionOf(collection: string, name: string, journal: Journal): Partition {

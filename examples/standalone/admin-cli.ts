@@ -6,6 +6,8 @@
  *   npm run admin -- list-tokens --user-id 'local|…'
  *   npm run admin -- revoke-token --token-id …
  *
+ *   npm run admin -- verify          (offline: the server stopped)
+ *
  * Run with the server's environment, it finds the server (`PUBLIC_URL`, else `HOST` and
  * `PORT`) and its admin secret (`ADMIN_SECRET`, else the file in `DATA_DIR`) by itself.
  * Exit codes: 0 done, 1 the server refused or could not be reached, 2 a usage error.
@@ -16,6 +18,13 @@ import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.
 import { readConfig } from "./config.ts";
 
 async function main(argv: string[]): Promise<number> {
+  // Offline commands on the stopped store's folder, not the admin API; loaded only for them.
+  const helped = argv[0] === "help" && argv.length === 2;
+  const offline = helped ? argv[1] : argv[0];
+  if (offline === "verify" || offline === "repair") {
+    const { runMaintenance } = await import("./store-maintenance.ts");
+    return runMaintenance(offline, helped ? ["--help"] : argv.slice(1));
+  }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

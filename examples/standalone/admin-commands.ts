@@ -74,6 +74,12 @@ export const commands: readonly AdminCommand[] = [
   },
 ];
 
+/** The offline commands (`store-maintenance.ts`), run on the stopped server's `DATA_DIR`. */
+const offlineCommands = [
+  ["verify", "check the stopped store's files and counters (verify --help)"],
+  ["repair", "repair the stopped store, saying what it drops (repair --help)"],
+] as const;
+
 /** The options every command takes, as the usage lists them. */
 const commonOptions = `options:
   --url <url>                the server; default: PUBLIC_URL when set, else http://HOST:PORT
@@ -94,6 +100,7 @@ export function usage(): string {
   const lines = [
     ...commands.map((c) => [synopsis(c), c.summary]),
     ["help [<command>]", "print this usage, or one command's"],
+    ...offlineCommands.map(([name, summary]) => [name, `offline: ${summary}`]),
   ];
   const width = Math.max(...lines.map(([left]) => left?.length ?? 0)) + 2;
   return [

@@ -4,7 +4,12 @@
  */
 import { createFormService } from "formwork";
 import { createFsBlobStore } from "formwork/adapters/fs";
-import { createLowdbStore, JournalCorruptError, StoreLockedError } from "formwork/adapters/lowdb";
+import {
+  createLowdbStore,
+  JournalCorruptError,
+  SnapshotCorruptError,
+  StoreLockedError,
+} from "formwork/adapters/lowdb";
 import {
   readConfig,
   resolveAdminSecret,
@@ -28,6 +33,11 @@ try {
   } else if (error instanceof JournalCorruptError) {
     // It names the file, the byte and what to do: the whole story, with no stack to read.
     console.error(error.message);
+  } else if (error instanceof SnapshotCorruptError) {
+    // The journal's replay needs a damaged snapshot file.
+    console.error(
+      `${error.message}. Restore the folder from a backup, or run npm run admin -- repair: it moves the file aside and says which records it held`,
+    );
   } else throw error;
   process.exit(1);
 }

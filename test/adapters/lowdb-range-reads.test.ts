@@ -156,7 +156,7 @@ describe("lowdb store range reads", () => {
     await store.close();
     for (const file of files) {
       const text = await readFile(join(folder, file), "utf8");
-      assert.ok(text.startsWith('{"format":"formwork-segment/2"'), file);
+      assert.ok(text.startsWith('{"format":"formwork-segment/3"'), file);
     }
     store = createLowdbStore({ directory, segmentSize: 10 });
     assert.deepEqual(recordsOf(await store.query<Row>("s", "f", query)), reference(all, query));

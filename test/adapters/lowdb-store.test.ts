@@ -384,7 +384,7 @@ describe("lowdb store", () => {
       assert.equal(e.file, journal);
       assert.equal(e.offset, offset);
       assert.match(e.message, new RegExp(`^${journal} is corrupt at byte ${offset}: `));
-      assert.match(e.message, /Restore the folder from a backup/);
+      assert.match(e.message, /Restore the folder from a backup, or run npm run admin -- repair /);
       return true;
     });
     await assert.rejects(again.get("t", "p", "r0"), JournalCorruptError);

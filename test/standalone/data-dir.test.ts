@@ -193,7 +193,7 @@ describe("standalone server and its DATA_DIR", () => {
     bytes[offset + 20] = (bytes[offset + 20] as number) ^ 0x01;
     await writeFile(journal, bytes);
     const line = new JournalCorruptError(journal, offset).message;
-    assert.match(line, /Restore the folder from a backup/);
+    assert.match(line, /Restore the folder from a backup, or run npm run admin -- repair /);
     // The old server started here, without the entries after the flipped byte.
     await assert.rejects(start(env), (error: Error) => {
       assert.equal(error.message, `server exited with 1: ${line}\n`);

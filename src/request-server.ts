@@ -46,6 +46,7 @@ export function requestServer(
     basePath,
     rateLimits: createRateLimits(options.rateLimits, () => ctx.now().getTime()),
     onError: (error, request) => log.unexpected(error, request.requestId),
+    onUnavailable: (cause, request) => log.unavailable(cause, request.requestId),
     onBodyAborted: (request) =>
       log.bodyAborted({
         requestId: request.requestId,

@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService } from "../src/index.ts";
-import type { LogFields, Logger, Store } from "../src/ports/index.ts";
+import {
+  type LogFields,
+  type Logger,
+  type Store,
+  StoreUnavailableError,
+} from "../src/ports/index.ts";
 import { conformingFetch, request, setup } from "./helpers.ts";
 import { download, submit, upload, withFiles } from "./submissions/setup.ts";
 
@@ -189,6 +194,43 @@ describe("request logs", () => {
     assert.deepEqual(Object.keys(err.cause as object).sort(), ["code", "message", "stack", "type"]);
     assert.deepEqual([line?.level, line?.fields.status], ["info", 500]);
     assert.ok(!JSON.stringify(answer.body).includes("disk"));
+  });
+
+  it("says at warn why storage answered 503, naming what the store named, and not to onError", async () => {
+    const { logger, lines } = capturingLogger();
+    const store = createMemoryStore();
+    const failing: Store = {
+      ...store,
+      query: async () => {
+        throw new StoreUnavailableError(
+          "lowdb store: /data/records/forms/x/0.json fails its checksum",
+        );
+      },
+    };
+    const reported: unknown[] = [];
+    const service = createFormService({
+      store: failing,
+      webhookPollMs: 0,
+      logger,
+      onError: (error) => reported.push(error),
+    });
+    const alice = await service.admin.createAccount({ email: "alice@example.com" });
+    const answer = await request(service, "GET", "/api/restricted/user/form", {
+      as: alice,
+      headers: { "X-Request-Id": "req-2" },
+    });
+    assert.equal(answer.status, 503);
+    assert.equal(answer.body.error, "service_unavailable");
+    assert.deepEqual(reported, []);
+    const [warning] = lines;
+    assert.equal(warning?.level, "warn");
+    assert.equal(warning?.message, "storage unavailable");
+    assert.equal(warning?.fields.requestId, "req-2");
+    const err = warning?.fields.err as Record<string, unknown>;
+    assert.match(String(err.message), /0\.json fails its checksum/);
+    assert.equal(err.stack, undefined);
+    // The client learns nothing of the file.
+    assert.ok(!JSON.stringify(answer.body).includes("0.json"));
   });
 
   it("logs a request body cut short at debug, without a stack, and answers 400", async () => {

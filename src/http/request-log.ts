@@ -33,6 +33,11 @@ export interface RequestLog {
   bodyAborted(fields: Pick<RequestLine, "requestId" | "method" | "route">): void;
   /** A fault of the service, with the request's id when a request met it: `error`. */
   unexpected(error: unknown, requestId?: string): void;
+  /**
+   * A port's failure answered 503 (storage down, a damaged file), with what it said, so that
+   * an operator sees why: `warn`, no stack.
+   */
+  unavailable(error: unknown, requestId: string): void;
 }
 
 /**
@@ -51,6 +56,10 @@ export function createRequestLog(
     },
     bodyAborted({ requestId, method, route }) {
       logger?.debug({ requestId, method, route }, "request body cut short by the client");
+    },
+    unavailable(error, requestId) {
+      const { stack: _, ...err } = errorFields(error);
+      logger?.warn({ requestId, err }, "storage unavailable");
     },
     unexpected(error, requestId) {
       if (logger) {

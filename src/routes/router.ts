@@ -13,6 +13,7 @@ import {
   NotFoundError,
   UnavailableError,
 } from "../kernel/errors.ts";
+import { StoreUnavailableError } from "../ports/adapter-errors.ts";
 import { adminGuard, adminPaths } from "./admin.ts";
 import { errorEnvelope } from "./error-envelope.ts";
 import { lazyOpenApiDocument } from "./openapi.ts";
@@ -34,6 +35,8 @@ export interface RouterOptions {
   rateLimits: RateLimits;
   /** Called when the client cut the request body short; it is answered 400. */
   onBodyAborted?(request: RouteRequest): void;
+  /** Called with a port's failure answered 503 (its `cause` says why: a file, a timeout). */
+  onUnavailable?(cause: unknown, request: RouteRequest): void;
 }
 
 /**
@@ -58,6 +61,9 @@ export function createRouter(options: RouterOptions): ServiceRouter {
       const known = asServiceError(error);
       if (!known) options.onError(error, request as RouteRequest);
       if (known instanceof BodyAbortedError) options.onBodyAborted?.(request as RouteRequest);
+      if (error instanceof StoreUnavailableError) {
+        options.onUnavailable?.(error, request as RouteRequest);
+      }
       return failureResponse(known ?? error, request, options.basePath);
     },
     finally: [

@@ -10,6 +10,7 @@ import { asServiceError } from "./http/port-failures.ts";
 import { createRateLimits } from "./http/rate-limits.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { downloadRoute, type RequestLog, unknownRoute } from "./http/request-log.ts";
+import { StoreUnavailableError } from "./ports/adapter-errors.ts";
 import type { RouteRequest } from "./routes/route-request.ts";
 import { routePatternOf } from "./routes/route-table.ts";
 import { createRouter, failureResponse } from "./routes/router.ts";
@@ -100,6 +101,7 @@ async function serveDownload(
   } catch (error) {
     const known = asServiceError(error);
     if (!known) log.unexpected(error, requestId);
+    if (error instanceof StoreUnavailableError) log.unavailable(error, requestId);
     const response = failureResponse(known ?? error, request, basePath);
     response.headers.set("x-content-type-options", "nosniff");
     response.headers.set("cache-control", "private, no-store");

@@ -5,6 +5,7 @@
  *   npm run admin -- create-account --email you@example.com
  *   npm run admin -- list-tokens --user-id 'local|…'
  *   npm run admin -- revoke-token --token-id …
+ *   npm run admin -- copy --to cosmos      (offline: DATA_DIR to Cosmos DB and Azure Blob)
  *
  * Run with the server's environment, it finds the server (`PUBLIC_URL`, else `HOST` and
  * `PORT`) and its admin secret (`ADMIN_SECRET`, else the file in `DATA_DIR`) by itself.
@@ -12,10 +13,13 @@
  */
 import { parseArgs } from "node:util";
 import { type AdminCommand, commandNamed, commandUsage, usage } from "./admin-commands.ts";
+import { copyUsage, runCopy } from "./admin-copy.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
 import { readConfig } from "./config.ts";
 
 async function main(argv: string[]): Promise<number> {
+  // Offline: works on DATA_DIR itself, not through a server (admin-copy.ts).
+  if (argv[0] === "copy") return runCopy(argv.slice(1));
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -25,6 +29,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const { positionals, values } = parsed;
   const [name, ...rest] = positionals;
+  if (name === "help" && rest[0] === "copy" && rest.length === 1) {
+    console.log(copyUsage);
+    return 0;
+  }
   if (name === "help" || (values.help && !name)) {
     const command = commandNamed(rest[0]);
     if (rest.length > 1 || (rest[0] && !command)) {

@@ -116,6 +116,8 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
     next = page.continuation
       ? from.scan({ limit: pageSize, continuation: page.continuation })
       : undefined;
+    // Awaited below; a copy that fails first must not leave its failure unhandled.
+    next?.catch(() => {});
     await inParallel(page.items, concurrency, copyOne);
   }
   const target = await countRecords(to, pageSize);
@@ -139,11 +141,22 @@ async function holds(to: Store, item: ScannedRecord): Promise<boolean> {
   return (await to.get(item.collection, item.partition, item.record.id)) !== null;
 }
 
-/** Runs `work` over `items`, at most `limit` at once; the first failure rejects. */
+/**
+ * Runs `work` over `items`, at most `limit` at once. After a failure no item is started, and
+ * once those under way are done it throws the first failure: nothing is left writing.
+ */
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
   let index = 0;
+  const failures: unknown[] = [];
   const worker = async () => {
-    while (index < items.length) await work(items[index++] as T);
+    while (index < items.length && failures.length === 0) {
+      try {
+        await work(items[index++] as T);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures[0];
 }

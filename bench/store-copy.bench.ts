@@ -1,11 +1,12 @@
 /**
  * `copyStore` (docs/design.md §24), what `npm run admin -- copy --to cosmos` runs: records a
- * second copied from a lowdb DATA_DIR of {@link SUBMISSIONS} submissions ({@link FILES} with a
- * file, seeded through the service as `test/azure/copy-seed.ts` does) to the Cosmos DB
- * stand-in (`startCosmosStandIn()`, plain HTTP) and Azurite, a new database per round,
- * beside the baseline, the same copy to the memory store and memory blob store, in the same
- * run: {@link ROUNDS} rounds each, the order alternating, median reported. A copy's time
- * includes its two counting scans (source first, target last) and the files.
+ * second copied from a lowdb DATA_DIR of {@link SUBMISSIONS} submissions (every
+ * {@link FILE_EVERY}th with a file, seeded through the service as `test/azure/copy-seed.ts`
+ * does) to the Cosmos DB stand-in (plain HTTP, in a process of its own as Cosmos DB would be:
+ * `test/emulators/cosmos-process.ts`) and Azurite, a new database per round, beside the
+ * baseline, the same copy to the memory store and memory blob store, in the same run:
+ * {@link ROUNDS} rounds each, the order alternating, median reported. A copy's time includes
+ * its two counting scans (source first, target last) and the files.
  * Goal: lowdb → Cosmos stand-in at least {@link GOAL} records a second (10,000 submissions
  * in under 20 s); the stand-in, a single Node process keeping items in memory, costs more
  * per request than Cosmos DB's gateway would.
@@ -20,21 +21,21 @@ import { createCosmosStore } from "../adapters/cosmos/index.ts";
 import { createFsBlobStore } from "../adapters/fs/index.ts";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
 import { createMemoryBlobStore, createMemoryStore } from "../adapters/memory/index.ts";
-import { startAzurite, startCosmosStandIn } from "../examples/azure/emulators.ts";
+import { startAzurite } from "../examples/azure/emulators.ts";
 import { copyStore } from "../src/index.ts";
 import type { BlobStore, Store } from "../src/ports/index.ts";
 import { seedDataDir } from "../test/azure/copy-seed.ts";
+import { startCosmosProcess } from "../test/emulators/cosmos-process.ts";
 
 const SUBMISSIONS = 10_000;
 const FILE_EVERY = 40;
-const FILES = SUBMISSIONS / FILE_EVERY;
 const ROUNDS = 3;
 const GOAL = 500;
 
 type Target = "memory (baseline)" | "Cosmos stand-in + Azurite";
 
 const dataDir = await mkdtemp(join(tmpdir(), "formwork-copy-bench-"));
-const [cosmos, azurite] = await Promise.all([startCosmosStandIn(), startAzurite()]);
+const [cosmos, azurite] = await Promise.all([startCosmosProcess(), startAzurite()]);
 try {
   await seedDataDir(dataDir, SUBMISSIONS, FILE_EVERY);
   const from = createLowdbStore({ directory: join(dataDir, "records") });

@@ -1,6 +1,7 @@
 /**
  * The progress of `admin copy`: a `cli-progress` bar with counts and an estimated time left
- * on a terminal, and a plain line every second otherwise (a log, a pipe, a test).
+ * on a terminal, and otherwise (a log, a pipe, a test) a plain line every second or tenth
+ * of the records, whichever comes first.
  */
 import type { WriteStream } from "node:tty";
 import { Presets, SingleBar } from "cli-progress";
@@ -47,6 +48,7 @@ function barView(stream: WriteStream): ProgressView {
 function lineView(stream: NodeJS.WritableStream): ProgressView {
   const started = Date.now();
   let last = 0;
+  let lastDone = 0;
   let latest: CopyProgress | undefined;
   const print = (progress: CopyProgress) => {
     const { done, total, files, existed } = progress;
@@ -61,8 +63,10 @@ function lineView(stream: NodeJS.WritableStream): ProgressView {
     update(progress) {
       latest = progress;
       const now = Date.now();
-      if (now - last < 1000 && progress.done !== progress.total) return;
+      const step = progress.done - lastDone >= progress.total / 10;
+      if (now - last < 1000 && !step && progress.done !== progress.total) return;
       last = now;
+      lastDone = progress.done;
       print(progress);
     },
     stop() {

@@ -5,13 +5,9 @@
  */
 import { attachmentBlobOf } from "../domain/attachments/index.ts";
 import type { BlobStore } from "../ports/blob-store.ts";
-import {
-  type ScannedRecord,
-  type ScanPage,
-  type Store,
-  StoreConflictError,
-} from "../ports/store.ts";
+import type { ScannedRecord, ScanPage, Store } from "../ports/store.ts";
 import { type CollectionCount, countRecords, type FileCounts } from "./copy-counts.ts";
+import { chunksOf, createAll } from "./record-chunks.ts";
 
 export type { CollectionCount, FileCounts } from "./copy-counts.ts";
 
@@ -25,11 +21,14 @@ export interface CopyStoreOptions {
   fromBlobs?: BlobStore;
   /** Where the files go; needed with `fromBlobs`. */
   toBlobs?: BlobStore;
-  /** Records (and their files) copied at once. @default 16 */
+  /**
+   * Chunks copied at once: each a batch of up to 50 records of one partition (with their
+   * files first), or those records one by one when some are there already. @default 16
+   */
   concurrency?: number;
   /** Records read per page of the scan. @default 500 */
   pageSize?: number;
-  /** Told after the count and after every record. */
+  /** Told after the count and after every chunk of records. */
   onProgress?(progress: CopyProgress): void;
 }
 
@@ -63,8 +62,9 @@ export interface CopyReport {
  * `fromBlobs` to `toBlobs` before its record. Idempotent, so that a run cut short (a crash,
  * kill -9) is finished by running it again, duplicating nothing:
  *
- * - a record is created; one whose id the target already holds is left as it is (an earlier
- *   run wrote it, or the target's service changed it since);
+ * - records are created, those of one partition 50 at a time in one `batch`; one whose id
+ *   the target already holds is left as it is (an earlier run wrote it, or the target's
+ *   service changed it since): a batch that meets one is written record by record instead;
  * - a file is written before its record, so a record already in the target has its file
  *   there too, whole (a blob store never shows a partial blob); a file written without its
  *   record (the run cut in between) is written again, replacing itself.
@@ -83,27 +83,27 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
   const files: FileCounts = { source: 0, written: 0, existed: 0, missing: 0 };
   options.onProgress?.({ ...progress });
 
-  const copyOne = async (item: ScannedRecord) => {
+  const copyFile = async (item: ScannedRecord) => {
     const blob = attachmentBlobOf(item.collection, item.partition, item.record);
-    if (blob && fromBlobs && toBlobs) {
-      files.source++;
-      if (await holds(to, item)) files.existed++;
-      else {
-        const file = await fromBlobs.get(blob.container, blob.name);
-        if (file) {
-          await toBlobs.put(blob.container, blob.name, file.body, file.info);
-          files.written++;
-          progress.files++;
-        } else files.missing++;
-      }
+    if (!blob || !fromBlobs || !toBlobs) return;
+    files.source++;
+    if (await holds(to, item)) {
+      files.existed++;
+      return;
     }
-    try {
-      await to.create(item.collection, item.partition, item.record);
-    } catch (error) {
-      if (!(error instanceof StoreConflictError && error.reason === "exists")) throw error;
-      progress.existed++;
+    const file = await fromBlobs.get(blob.container, blob.name);
+    if (!file) {
+      files.missing++;
+      return;
     }
-    progress.done++;
+    await toBlobs.put(blob.container, blob.name, file.body, file.info);
+    files.written++;
+    progress.files++;
+  };
+  const copyChunk = async (chunk: ScannedRecord[]) => {
+    for (const item of chunk) await copyFile(item);
+    progress.existed += await createAll(to, chunk);
+    progress.done += chunk.length;
     options.onProgress?.({ ...progress });
   };
 
@@ -118,7 +118,7 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
       : undefined;
     // Awaited below; a copy that fails first must not leave its failure unhandled.
     next?.catch(() => {});
-    await inParallel(page.items, concurrency, copyOne);
+    await inParallel(chunksOf(page.items), concurrency, copyChunk);
   }
   const target = await countRecords(to, pageSize);
   const names = [...new Set([...source.byCollection.keys(), ...target.byCollection.keys()])];

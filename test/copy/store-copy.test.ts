@@ -117,21 +117,23 @@ describe("copyStore", () => {
     );
   });
 
-  it("stops at a target's failure, starting no record after it, and throws it", async () => {
+  it("stops at a target's failure, starting no chunk after it, and throws it", async () => {
     const from = createMemoryStore();
-    for (let n = 0; n < 50; n++) await from.create("submissions", form, { id: `s-${n}`, n });
+    for (let n = 0; n < 300; n++)
+      await from.create("submissions", `form-${n % 30}`, { id: `s-${n}`, n });
     const inner = createMemoryStore();
-    let creates = 0;
+    let batches = 0;
     const to: Store = {
       ...inner,
       scan: (options) => inner.scan(options),
-      async create(collection, partition, record) {
-        if (++creates === 10) throw new Error("the target went away");
-        return inner.create(collection, partition, record);
+      async batch(ops) {
+        if (++batches === 10) throw new Error("the target went away");
+        return inner.batch(ops);
       },
     };
     await assert.rejects(copyStore({ from, to, concurrency: 4 }), /the target went away/);
-    // The ones already under way finish; none starts after the failure.
-    assert.ok(creates <= 13, `${creates} creates`);
+    // 30 chunks of 10: those already under way finish; none starts after the failure.
+    assert.ok(batches >= 10 && batches <= 13, `${batches} batches`);
+    assert.equal((await inner.scan()).items.length, (batches - 1) * 10);
   });
 });

@@ -1,16 +1,19 @@
 import { type ScannedRecord, type Store, StoreConflictError } from "../ports/store.ts";
 
-/** The most records one chunk writes: under Cosmos DB's 100 operations per batch. */
-const chunkRecords = 50;
+/** The most records one chunk writes by default: under Cosmos DB's 100 operations per batch. */
+export const defaultChunkRecords = 50;
 /** The most JSON one chunk writes: under Cosmos DB's 2 MB per transactional batch. */
 const chunkBytes = 1024 * 1024;
 
 /**
  * `items` in chunks that one `Store.batch` can write: records of one partition (on Cosmos DB
- * one partition key, so one transactional batch), at most 50 and about 1 MiB of JSON each, in
- * the order the scan gave them.
+ * one partition key, so one transactional batch), at most `chunkRecords` and about 1 MiB of
+ * JSON each, in the order the scan gave them.
  */
-export function chunksOf(items: readonly ScannedRecord[]): ScannedRecord[][] {
+export function chunksOf(
+  items: readonly ScannedRecord[],
+  chunkRecords = defaultChunkRecords,
+): ScannedRecord[][] {
   const open = new Map<string, { records: ScannedRecord[]; bytes: number }>();
   const chunks: ScannedRecord[][] = [];
   for (const item of items) {

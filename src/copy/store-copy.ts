@@ -26,6 +26,11 @@ export interface CopyStoreOptions {
    * files first), or those records one by one when some are there already. @default 16
    */
   concurrency?: number;
+  /**
+   * The most records of one partition written by one `Store.batch`; 1 writes each with its
+   * own `create`. @default 50
+   */
+  chunkRecords?: number;
   /** Records read per page of the scan. @default 500 */
   pageSize?: number;
   /** Told after the count and after every chunk of records. */
@@ -101,7 +106,8 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
     progress.files++;
   };
   const copyChunk = async (chunk: ScannedRecord[]) => {
-    for (const item of chunk) await copyFile(item);
+    // A chunk of attachments holds up to 50 files: a few at once, as the records are.
+    await inParallel(chunk, filesAtOnce, copyFile);
     progress.existed += await createAll(to, chunk);
     progress.done += chunk.length;
     options.onProgress?.({ ...progress });
@@ -118,7 +124,7 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
       : undefined;
     // Awaited below; a copy that fails first must not leave its failure unhandled.
     next?.catch(() => {});
-    await inParallel(chunksOf(page.items), concurrency, copyChunk);
+    await inParallel(chunksOf(page.items, options.chunkRecords), concurrency, copyChunk);
   }
   const target = await countRecords(to, pageSize);
   const names = [...new Set([...source.byCollection.keys(), ...target.byCollection.keys()])];
@@ -135,6 +141,9 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
     matches: collections.every((c) => c.source === c.target),
   };
 }
+
+/** Files of one chunk copied at once. */
+const filesAtOnce = 8;
 
 /** Whether the target holds the record already, and with it its file. */
 async function holds(to: Store, item: ScannedRecord): Promise<boolean> {

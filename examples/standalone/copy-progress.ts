@@ -33,6 +33,12 @@ function barView(stream: WriteStream): ProgressView {
   let running = false;
   return {
     update(progress) {
+      if (progress.phase === "checking") {
+        if (running) bar.stop();
+        running = false;
+        stream.write(checking);
+        return;
+      }
       const payload = { files: progress.files, rate: rateOf(progress.done, started) };
       if (!running) {
         bar.start(progress.total, progress.done, payload);
@@ -61,6 +67,11 @@ function lineView(stream: NodeJS.WritableStream): ProgressView {
   };
   return {
     update(progress) {
+      // The last record's update printed its line: the count is all that is left.
+      if (progress.phase === "checking") {
+        stream.write(checking);
+        return;
+      }
       latest = progress;
       const now = Date.now();
       const step = progress.done - lastDone >= progress.total / 10;
@@ -74,6 +85,8 @@ function lineView(stream: NodeJS.WritableStream): ProgressView {
     },
   };
 }
+
+const checking = "counting the records in both stores\n";
 
 /** Records per second since `started`. */
 function rateOf(done: number, started: number): number {

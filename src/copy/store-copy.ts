@@ -33,7 +33,7 @@ export interface CopyStoreOptions {
   chunkRecords?: number;
   /** Records read per page of the scan. @default 500 */
   pageSize?: number;
-  /** Told after the count and after every chunk of records. */
+  /** Told after the count, after every chunk of records, and before the check. */
   onProgress?(progress: CopyProgress): void;
 }
 
@@ -47,6 +47,8 @@ export interface CopyProgress {
   existed: number;
   /** Files written. */
   files: number;
+  /** `"copying"`, then `"checking"` once, while the target's records are counted. */
+  phase: "copying" | "checking";
 }
 
 /** What a copy did, and the counts of both stores after it. */
@@ -84,7 +86,13 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
   const pageSize = options.pageSize ?? 500;
   const concurrency = options.concurrency ?? 16;
   const source = await countRecords(from, pageSize);
-  const progress: CopyProgress = { total: source.total, done: 0, existed: 0, files: 0 };
+  const progress: CopyProgress = {
+    total: source.total,
+    done: 0,
+    existed: 0,
+    files: 0,
+    phase: "copying",
+  };
   const files: FileCounts = { source: 0, written: 0, existed: 0, missing: 0 };
   options.onProgress?.({ ...progress });
 
@@ -126,6 +134,8 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
     next?.catch(() => {});
     await inParallel(chunksOf(page.items, options.chunkRecords), concurrency, copyChunk);
   }
+  progress.phase = "checking";
+  options.onProgress?.({ ...progress });
   const target = await countRecords(to, pageSize);
   const names = [...new Set([...source.byCollection.keys(), ...target.byCollection.keys()])];
   const collections = names.sort().map((collection) => ({

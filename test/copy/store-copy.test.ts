@@ -63,7 +63,8 @@ describe("copyStore", () => {
     assert.equal(report.matches, true);
     assert.deepEqual(report.files, { source: 4, written: 3, existed: 0, missing: 1 });
     assert.equal(report.written, 37);
-    assert.deepEqual(seen.at(-1), { total: 37, done: 37, existed: 0, files: 3 });
+    assert.deepEqual(seen.at(-2), { total: 37, done: 37, existed: 0, files: 3, phase: "copying" });
+    assert.deepEqual(seen.at(-1), { total: 37, done: 37, existed: 0, files: 3, phase: "checking" });
     assert.deepEqual((await to.get("submissions", form, "s-07"))?.record, { id: "s-07", n: 7 });
     const file = await toBlobs.get(form, "a-2");
     assert.equal(await readText(file?.body ?? null), "file a-2");

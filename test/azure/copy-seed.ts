@@ -8,8 +8,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
+import { readConfig, resolveCustomerTokenSecret } from "../../examples/standalone/config.ts";
 import { createFormService, type FormService } from "../../src/index.ts";
 import { formInput, type TestUser } from "../helpers.ts";
+import { customerBody } from "../partners/setup.ts";
 
 /** The admin secret of the seeded DATA_DIR's server (ADMIN_SECRET). */
 export const seedAdminSecret = "an admin secret for the copy test";
@@ -24,14 +26,23 @@ export interface Seeded {
   submissionId: string;
   fileId: string;
   fileBytes: string;
+  /** A partner customer's login token (P1), signed with DATA_DIR's customer-token-secret. */
+  customer: PartnerCustomer;
   answers: StandaloneAnswers;
 }
 
-/** S5's first page, S1 of one submission, and the bytes behind S4's link. */
+/** A partner customer with a form of its own, and its login token. */
+export interface PartnerCustomer {
+  partnerId: string;
+  jwt: string;
+}
+
+/** S5's first page, S1 of one submission, the bytes behind S4's link, a customer's F4. */
 export interface StandaloneAnswers {
   page: unknown;
   submission: unknown;
   download: string;
+  customerForms: unknown;
 }
 
 /** Writes `submissions` submissions to one form, every `fileEvery`-th with a file. */
@@ -52,6 +63,10 @@ export async function seedDataDir(
     sweepIntervalMs: 0,
     webhookPollMs: 0,
     rateLimits: { publicPerMinute: 0, credentialPerMinute: 0 },
+    // As the standalone server keeps it, where the Azure server reads it too.
+    partners: {
+      tokenSecret: await resolveCustomerTokenSecret(readConfig({ DATA_DIR: dataDir })),
+    },
   });
   try {
     const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
@@ -89,20 +104,22 @@ export async function seedDataDir(
       while (next < submissions) await postOne(next++);
     };
     await Promise.all(Array.from({ length: 8 }, worker));
-    const answers = await answersOf(service, alice, formId, last);
-    return { alice, formId, submissions, files, ...last, answers };
+    const customer = await partnerCustomer(service);
+    const answers = await answersOf(service, alice, formId, last, customer);
+    return { alice, formId, submissions, files, ...last, customer, answers };
   } finally {
     await service.close();
     await store.close();
   }
 }
 
-/** S5's first page, S1 of `submissionId`, and the file S4's link downloads. */
+/** S5's first page, S1 of `submissionId`, the file S4's link downloads, the customer's F4. */
 export async function answersOf(
   service: { fetch(request: Request): Promise<Response> } | string,
   alice: TestUser,
   formId: string,
   which: { submissionId: string; fileId: string },
+  customer: PartnerCustomer,
 ): Promise<StandaloneAnswers> {
   const restricted = `/api/restricted/form/${formId}`;
   const page = await call(service, "GET", `${restricted}/submissions?batchSize=25`, alice);
@@ -122,7 +139,34 @@ export async function answersOf(
   const response =
     typeof service === "string" ? await fetch(request) : await service.fetch(request);
   assert.equal(response.status, 200, `the download through ${link.id}`);
-  return { page, submission, download: await response.text() };
+  const customerForms = await call(
+    service,
+    "GET",
+    `/api/restricted/user/form?partnerAccountId=${customer.partnerId}`,
+    { Authorization: `Bearer ${customer.jwt}` },
+  );
+  return { page, submission, download: await response.text(), customerForms };
+}
+
+/** A partner, a customer (P4) with a form, and the customer's login token (P1). */
+async function partnerCustomer(service: FormService): Promise<PartnerCustomer> {
+  const partner = await service.admin.createPartner({ name: "Acme" });
+  const partnerHeaders = { PartnerId: partner.partner_id, PartnerSecret: partner.partner_secret };
+  const email = "carla@example.com";
+  await call(service, "POST", "/api/restricted/partner/user", partnerHeaders, customerBody(email));
+  const login = await call(service, "POST", "/api/restricted/partner/userauth", {
+    ...partnerHeaders,
+    PartnerCustomerEmail: email,
+  });
+  const customer = { partnerId: partner.partner_id, jwt: login.message as string };
+  await call(
+    service,
+    "POST",
+    `/api/restricted/form?partnerAccountId=${customer.partnerId}`,
+    { Authorization: `Bearer ${customer.jwt}` },
+    formInput("Carla's form", []),
+  );
+  return customer;
 }
 
 /** Sends one request to a service in this process or at an address; answers its JSON. */
@@ -130,15 +174,13 @@ async function call(
   service: { fetch(request: Request): Promise<Response> } | string,
   method: string,
   path: string,
-  as?: TestUser,
+  as?: TestUser | Record<string, string>,
   body?: unknown,
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers.
 ): Promise<any> {
-  const headers = new Headers();
-  if (as) {
-    headers.set("TokenId", as.token_id);
-    headers.set("TokenSecret", as.token_secret);
-  }
+  const headers = new Headers(
+    as && "token_id" in as ? { TokenId: as.token_id, TokenSecret: as.token_secret } : as,
+  );
   if (body !== undefined) headers.set("content-type", "application/json");
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
   const response =

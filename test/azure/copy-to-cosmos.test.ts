@@ -2,7 +2,8 @@
  * `npm run admin -- copy --to cosmos` end to end: a standalone DATA_DIR of 10,000 submissions
  * (250 with a file) copied to the Cosmos stand-in and Azurite, the copy killed with SIGKILL
  * halfway, then finished by running the README's "Moving to Azure" block as written; then
- * `start:azure` answers S5, S1 and a download through S4's link as the standalone server did.
+ * `start:azure` answers S5, S1, a download through S4's link and a partner customer's F4 (its
+ * login token signed with DATA_DIR's customer-token-secret) as the standalone server did.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -64,13 +65,13 @@ async function waitFor(run: ReturnType<typeof launch>, pattern: RegExp, seconds:
  * store) and S5's continuation token (each store's own, opaque).
  */
 function comparable(answers: Awaited<ReturnType<typeof answersOf>>) {
-  const text = JSON.stringify(answers.page) + JSON.stringify(answers.submission);
+  const text = JSON.stringify([answers.page, answers.submission, answers.customerForms]);
   const withoutLinks = text.replace(
     /"(container_sas_uri|attachment_sas_uri|attachment_uri|storage_url|continuation_token)":"[^"]*"/g,
     '"$1":"…"',
   );
   return {
-    answers: JSON.parse(`[${withoutLinks.replace("}{", "},{")}]`),
+    answers: JSON.parse(withoutLinks),
     download: answers.download,
   };
 }
@@ -99,7 +100,7 @@ describe("npm run admin -- copy --to cosmos", { timeout: 240_000 }, () => {
     const half = await waitFor(first, /copied (\d+)\/(\d+) records/, 60);
     let progress = half;
     while (Number(progress[1]) < Number(progress[2]) / 2) {
-      await sleep(50);
+      await sleep(10);
       const lines = [...first.log.text.matchAll(/copied (\d+)\/(\d+) records/g)];
       progress = lines.at(-1) ?? progress;
       if (first.child.exitCode !== null) assert.fail(`the copy ended first:\n${first.log.text}`);
@@ -131,7 +132,13 @@ describe("npm run admin -- copy --to cosmos", { timeout: 240_000 }, () => {
       COSMOS_RECOVERY_INTERVAL_MS: "0",
     });
     const [, origin] = await waitFor(server, /listening on (http:\/\/[\d.:]+)/, 60);
-    const azure = await answersOf(origin as string, seeded.alice, seeded.formId, seeded);
+    const azure = await answersOf(
+      origin as string,
+      seeded.alice,
+      seeded.formId,
+      seeded,
+      seeded.customer,
+    );
     assert.deepEqual(comparable(azure), comparable(seeded.answers));
     assert.equal(azure.download, seeded.fileBytes);
     killGroup(server.child);

@@ -15,6 +15,14 @@ export type {
   IssuedToken,
   TokenSummary,
 } from "./admin.ts";
+export {
+  type CollectionCount,
+  type CopyProgress,
+  type CopyReport,
+  type CopyStoreOptions,
+  copyStore,
+  type FileCounts,
+} from "./copy/store-copy.ts";
 export type { PartnerOptions } from "./domain/accounts/index.ts";
 export type { Limits } from "./domain/context.ts";
 export {

@@ -60,6 +60,7 @@ export function heldStore(inner: Store): HeldStore {
     replace: wrap("replace") as Store["replace"],
     delete: wrap("delete") as Store["delete"],
     query: wrap("query") as Store["query"],
+    scan: (options) => inner.scan(options),
     deletePartition: wrap("deletePartition") as Store["deletePartition"],
     // A batch is held when one of its ops matches (a create of a submission in S2's batch).
     async batch(ops) {

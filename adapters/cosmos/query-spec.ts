@@ -36,6 +36,15 @@ export function idsSpecOf(place: Place): SqlQuerySpec {
   return { query: `SELECT c.id FROM c WHERE ${placeFilter}`, parameters: placeParameters(place) };
 }
 
+/**
+ * The SQL of `Store.scan`: every item of a record, across partition keys. The store's own
+ * items (intents, markers) have a collection starting with `~`, which no collection name
+ * the store accepts does (`placeOf`).
+ */
+export const scanSpec: SqlQuerySpec = {
+  query: `SELECT * FROM c WHERE NOT STARTSWITH(c.${collectionField}, "~")`,
+};
+
 const placeFilter = `c.${partitionKeyField} = @pk AND c.${collectionField} = @coll`;
 
 function placeParameters(place: Place): SqlParameter[] {

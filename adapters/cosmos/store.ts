@@ -4,6 +4,8 @@ import {
   type Page,
   type PatchOp,
   type Query,
+  type ScanOptions,
+  type ScanPage,
   type Store,
   StoreConflictError,
   StoreContinuationError,
@@ -11,16 +13,24 @@ import {
   type StoreRecord,
   type WriteOptions,
 } from "formwork/ports";
-import { checkBatch } from "formwork/ports/kit";
+import { checkBatch, defaultScanLimit } from "formwork/ports/kit";
 import { patchConditionOf, patchOperationsOf, writeBatch } from "./batch.ts";
 import type { ContainerHandle } from "./container.ts";
 import { unwrapContinuation, wrapContinuation } from "./continuation.ts";
-import { type Item, itemIdOf, itemOf, placeOf, storedOf } from "./documents.ts";
+import {
+  collectionField,
+  type Item,
+  itemIdOf,
+  itemOf,
+  partitionKeyField,
+  placeOf,
+  storedOf,
+} from "./documents.ts";
 import { cosmosError, isItemNotFound, statusOf, translate } from "./errors.ts";
 import { type IntentItem, recoverIntents, removeIntent } from "./intents.ts";
 import { deleteAllItems } from "./partition-delete.ts";
 import { withoutQueryPlan } from "./query-plan.ts";
-import { querySpecOf } from "./query-spec.ts";
+import { querySpecOf, scanSpec } from "./query-spec.ts";
 import { retryRead } from "./read-retry.ts";
 
 /** Items a query without a limit asks for per request. */
@@ -145,6 +155,44 @@ export class CosmosStore implements Store {
       } while (token && items.length < limit);
       return {
         items: items.map((item) => storedOf<T>(item)),
+        continuation: token ? wrapContinuation(token, spec) : null,
+      };
+    });
+  }
+
+  /**
+   * One query across partition keys of every item whose collection is a record's (not an
+   * intent's or a marker's), paged by the SDK's continuation. Each item names its partition
+   * (`pk`) and collection (`coll`), so the scan needs nothing else.
+   */
+  async scan(options: ScanOptions = {}): Promise<ScanPage> {
+    const limit = options.limit ?? defaultScanLimit;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`cosmos store: scan limit must be a positive integer, not ${limit}`);
+    }
+    const spec = scanSpec;
+    let token = options.continuation ? unwrapContinuation(options.continuation, spec) : undefined;
+    return this.#call("scan", async (c): Promise<ScanPage> => {
+      const items: Item[] = [];
+      do {
+        const maxItemCount = Math.min(limit - items.length, unlimitedPageSize);
+        const page = await retryRead(() =>
+          c.items.query<Item>(spec, { maxItemCount, continuationToken: token }).fetchNext(),
+        ).catch((error: unknown) => {
+          if (token && statusOf(error) === 400) {
+            throw new StoreContinuationError(undefined, { cause: error });
+          }
+          throw error;
+        });
+        items.push(...page.resources);
+        token = page.continuationToken || undefined;
+      } while (token && items.length < limit);
+      return {
+        items: items.map((item) => ({
+          collection: String(item[collectionField]),
+          partition: String(item[partitionKeyField]),
+          ...storedOf(item),
+        })),
         continuation: token ? wrapContinuation(token, spec) : null,
       };
     });

@@ -32,18 +32,6 @@ export function encodeName(name: string): string {
   return `${encoded.slice(0, 80)}~${hash}`;
 }
 
-/**
- * The name a folder name encodes (see `encodeName`), or `undefined` for a name too long to
- * spell out (`<prefix>~<hash>`) or no encoding at all.
- */
-export function decodeName(encoded: string): string | undefined {
-  if (encoded === "~") return "";
-  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2}|%u[0-9A-F]{4})+$/.test(encoded)) return undefined;
-  return encoded.replace(/%u([0-9A-F]{4})|%([0-9A-F]{2})/g, (_, wide: string, narrow: string) =>
-    String.fromCharCode(Number.parseInt(wide ?? narrow, 16)),
-  );
-}
-
 function encodeChar(char: string): string {
   if (KEPT.test(char)) return char;
   let out = "";
@@ -55,6 +43,43 @@ function escapeUnit(unit: string): string {
   const code = unit.charCodeAt(0);
   const hex = code.toString(16).toUpperCase();
   return code < 0x100 ? `%${hex.padStart(2, "0")}` : `%u${hex.padStart(4, "0")}`;
+}
+
+/**
+ * The name `encodeName` turned into `encoded`, or `undefined` for a name too long to spell
+ * out (`<prefix>~<hash>`), which only the partition's name file ({@link NAME_FILE}) tells,
+ * or for a folder name no encoding gives.
+ */
+export function decodeName(encoded: string): string | undefined {
+  if (encoded === "~") return "";
+  if (encoded.includes("~")) return undefined;
+  const name = decodedPrefix(encoded);
+  return encodeName(name) === encoded ? name : undefined;
+}
+
+/**
+ * What the escapes of `encoded` spell, up to the last whole one: the start of the name,
+ * also for a shortened encoding's prefix.
+ */
+export function decodedPrefix(encoded: string): string {
+  let name = "";
+  for (const [, kept, byte, unit] of encoded.matchAll(
+    /([a-z0-9_-])|%([0-9A-F]{2})|%u([0-9A-F]{4})/gy,
+  )) {
+    name += kept ?? String.fromCharCode(Number.parseInt((byte ?? unit) as string, 16));
+  }
+  return name;
+}
+
+/**
+ * The file, in a partition's folder whose name or collection's name is too long to spell
+ * out, that names both: `{"collection":…,"partition":…}` (a full scan needs them).
+ */
+export const NAME_FILE = "name.json";
+
+/** Whether `encodeName` shortened a name to `<prefix>~<hash>`. */
+export function isShortened(encoded: string): boolean {
+  return encoded !== "~" && encoded.includes("~");
 }
 
 /** The folder holding one partition: `<directory>/<collection>/<partition>`, both encoded. */

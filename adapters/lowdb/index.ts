@@ -14,7 +14,8 @@
  * Layout: `<directory>/journal-<n>.log`, `<directory>/formwork.lock/` (the lock),
  * `<directory>/formwork.pid` (its holder), and `<directory>/<collection>/<partition>/` with
  * `0.json`, further `<uuid>.json` segments once it splits, and `manifest.json` listing the
- * segments in id order. Names are escaped (see `encodeName`) so that no name can leave `directory`.
+ * segments in id order; `name.json` naming the collection and partition where a name is too
+ * long to spell out. Names are escaped (see `encodeName`) so that no name can leave `directory`.
  * @module
  */
 import type { Durability } from "./journal.ts";

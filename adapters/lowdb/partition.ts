@@ -132,6 +132,7 @@ export class Partition implements SegmentOwner {
   writeSnapshots(): Promise<string[]> {
     const target = {
       folder: this.folder,
+      place: { collection: this.collection, partition: this.name },
       view: this.view,
       run: <T>(step: () => Promise<T>) => this.run(step),
       settle: () => this.#writes.settle(),

@@ -1,6 +1,8 @@
+import type { PartitionPlace } from "formwork/ports/kit";
 import { newSegmentFile } from "./file-names.ts";
 import { createFolder, removeFile } from "./folders.ts";
 import type { Manifest } from "./manifest.ts";
+import { noteNames } from "./partition-names.ts";
 import type { PartitionView } from "./partition-view.ts";
 import type { Segment } from "./segments.ts";
 
@@ -13,6 +15,8 @@ export interface SnapshotSettings {
 /** The partition whose snapshots are written. */
 export interface SnapshotTarget {
   folder: string;
+  /** The names of the partition, noted beside its files when its folder's are shortened. */
+  place: PartitionPlace;
   view: PartitionView;
   /** Runs a step on the partition's operation chain. */
   run<T>(step: () => Promise<T>): Promise<T>;
@@ -84,6 +88,7 @@ export async function writeSnapshots(
       work = view.dirty || oversized(manifest);
       if (!work) return;
       await createFolder(target.folder);
+      await noteNames(target.folder, target.place);
       dropped = restructure(target, manifest, settings.segmentSize);
     });
     if (!going || !work || !(await writeAll(false)) || !(await writeAll(true))) break;

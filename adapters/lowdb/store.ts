@@ -1,23 +1,26 @@
+import { basename, dirname } from "node:path";
 import {
   type BatchOp,
   type Page,
   type Query,
+  type ScanOptions,
   type Store,
   StoreConflictError,
   type Stored,
   type StoreRecord,
   type WriteOptions,
 } from "formwork/ports";
-import { copyRecord } from "formwork/ports/kit";
+import { copyRecord, type PartitionPlace, scanPartitions } from "formwork/ports/kit";
 import { runBatch } from "./batch.ts";
 import { Compactor } from "./compactor.ts";
 import { lowdbError, SnapshotCorruptError } from "./errors.ts";
-import { partitionFolder } from "./file-names.ts";
+import { decodeName, partitionFolder } from "./file-names.ts";
 import { type Durability, Journal } from "./journal.ts";
 import type { JournalEntry } from "./journal-entries.ts";
 import { listJournals, readJournal } from "./journal-files.ts";
 import { lockDirectory } from "./lock.ts";
 import { Partition } from "./partition.ts";
+import { nameFromRecords, partitionFolders } from "./partition-names.ts";
 import { isReadFromFile, readPage } from "./range-query.ts";
 import { SegmentCache } from "./segment-cache.ts";
 import type { Entry } from "./segments.ts";
@@ -132,6 +135,26 @@ export class LowdbStore implements Store {
         return { items, continuation: page.continuation };
       }),
     );
+  }
+
+  /**
+   * Every partition folder on disk and every partition held in memory (written since the
+   * last compaction, maybe with no folder yet), each paged by `query` (`scanPartitions`).
+   * Folder names decode back to their names; shortened ones are named by their name file,
+   * or by their records (`partition-names.ts`).
+   */
+  async scan(options?: ScanOptions) {
+    if (this.#closed) throw lowdbError("the store is closed");
+    await this.#open();
+    const places = new Map<string, PartitionPlace>();
+    for (const partition of this.#partitions.values()) {
+      places.set(partition.folder, { collection: partition.collection, partition: partition.name });
+    }
+    for (const { folder, place } of await partitionFolders(this.#settings.directory)) {
+      if (places.has(folder)) continue;
+      places.set(folder, place ?? (await this.#nameFromRecords(folder)));
+    }
+    return scanPartitions([...places.values()], (c, p, q) => this.query(c, p, q), options);
   }
 
   /** Atomic across partitions and crashes: one journal entry (see `batch.ts`). */
@@ -253,6 +276,25 @@ export class LowdbStore implements Store {
       this.#partitions.set(folder, partition);
     }
     return partition;
+  }
+
+  /** Names a shortened folder written before name files from its records (`nameFromRecords`). */
+  async #nameFromRecords(folder: string): Promise<PartitionPlace> {
+    const collection = decodeName(basename(dirname(folder)));
+    if (collection === undefined) return nameFromRecords(folder, "", []);
+    const { journal } = await this.#open();
+    // Read under a name of its own: the real one is what this finds out.
+    const place = { collection, name: `\u0000${folder}`, folder };
+    const partition = new Partition(place, this.#settings, this.#cache, journal);
+    const records = await partition.run(async () =>
+      (await partition.view.allSegments()).flatMap((s) => [...s.records.values()]),
+    );
+    this.#cache.trim();
+    return nameFromRecords(
+      folder,
+      collection,
+      records.map(({ record }) => record),
+    );
   }
 
   /** Keeps a partition without loaded segments among the recently used ones. */

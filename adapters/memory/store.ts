@@ -2,6 +2,7 @@ import {
   type BatchOp,
   type Page,
   type Query,
+  type ScanOptions,
   type Store,
   StoreConflictError,
   type Stored,
@@ -16,6 +17,7 @@ import {
   copyRecord,
   etagSource,
   evaluateQuery,
+  scanPartitions,
 } from "formwork/ports/kit";
 
 interface Entry {
@@ -84,7 +86,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     }
   }
 
-  return {
+  const store: Store = {
     async get<T extends StoreRecord>(collection: string, partition: string, id: string) {
       const entry = recordsOf(collection, partition).get(id);
       return entry ? { record: copyRecord(entry.record) as T, etag: entry.etag } : null;
@@ -148,6 +150,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       return count;
     },
 
+    async scan(options?: ScanOptions) {
+      const places = [...collections].flatMap(([collection, partitions]) =>
+        [...partitions.keys()].map((partition) => ({ collection, partition })),
+      );
+      return scanPartitions(places, (c, p, q) => store.query(c, p, q), options);
+    },
+
     async close() {},
   };
+  return store;
 }

@@ -20,6 +20,7 @@ import {
   checkBatch,
   checkBatchOp,
   evaluateQuery,
+  scanPartitions,
 } from "formwork/ports/kit";
 import { type Data, type Entry, partitionKey, readData, writeData } from "./json-file.ts";
 import { Mutex } from "./mutex.ts";
@@ -77,7 +78,7 @@ export function createJsonFileStore(path: string): Store {
   });
   const newEntry = (record: StoreRecord): Entry => ({ record, etag: randomUUID() });
 
-  return {
+  const store: Store = {
     get: (collection, partition, id) =>
       mutex.run(async () => {
         const entry = entryOf(await data(), collection, partition, id);
@@ -155,7 +156,18 @@ export function createJsonFileStore(path: string): Store {
         return ids.length;
       }),
 
+    // The kit pages through the partitions with `query`, which takes the mutex per page.
+    scan: async (options) => {
+      const keys = [...(await mutex.run(data)).keys()];
+      const places = keys.map((key) => {
+        const [collection, partition] = JSON.parse(key) as [string, string];
+        return { collection, partition };
+      });
+      return scanPartitions(places, (c, p, q) => store.query(c, p, q), options);
+    },
+
     // Every call runs under the mutex, and each write is on disk before it answers.
     close: () => mutex.run(async () => {}),
   };
+  return store;
 }

@@ -5,6 +5,7 @@
  *   npm run admin -- create-account --email you@example.com
  *   npm run admin -- list-tokens --user-id 'local|…'
  *   npm run admin -- revoke-token --token-id …
+ *   npm run admin -- copy --to cosmos      (offline: DATA_DIR to Cosmos DB and Azure Blob)
  *
  *   npm run admin -- verify          (offline: the server stopped)
  *
@@ -18,12 +19,18 @@ import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.
 import { readConfig } from "./config.ts";
 
 async function main(argv: string[]): Promise<number> {
-  // Offline commands on the stopped store's folder, not the admin API; loaded only for them.
+  // Offline commands work on DATA_DIR itself, not through the admin API; each module is
+  // loaded only for its command (they bring the store adapters and the Azure SDKs).
   const helped = argv[0] === "help" && argv.length === 2;
   const offline = helped ? argv[1] : argv[0];
+  const offlineArgs = helped ? ["--help"] : argv.slice(1);
   if (offline === "verify" || offline === "repair") {
     const { runMaintenance } = await import("./store-maintenance.ts");
-    return runMaintenance(offline, helped ? ["--help"] : argv.slice(1));
+    return runMaintenance(offline, offlineArgs);
+  }
+  if (offline === "copy") {
+    const { runCopy } = await import("./admin-copy.ts");
+    return runCopy(offlineArgs);
   }
   let parsed: ReturnType<typeof parse>;
   try {

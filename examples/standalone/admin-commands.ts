@@ -99,6 +99,7 @@ function synopsis(command: AdminCommand): string {
 export function usage(): string {
   const lines = [
     ...commands.map((c) => [synopsis(c), c.summary]),
+    ["copy --to cosmos", "copy DATA_DIR to Cosmos DB and Azure Blob (server stopped)"],
     ["help [<command>]", "print this usage, or one command's"],
     ...offlineCommands.map(([name, summary]) => [name, `offline: ${summary}`]),
   ];

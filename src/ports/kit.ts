@@ -4,7 +4,7 @@
  * (`evaluateQuery`) and the queries the service issues (`serviceQueries`), what a batch checks
  * and writes (`checkBatch`, `checkBatchOp`, `batchOpRecord`), record copies and etags, the
  * tests that tell "not found" and "unreachable" from real faults, the headers of a download,
- * and writes that retry on conflict. The contracts these serve are `formwork/ports`
+ * writes that retry on conflict, and the full scan of a store that lists its partitions. The contracts these serve are `formwork/ports`
  * (`index.ts`); nothing here is part of them.
  */
 export { httpStatusOf, isNetworkFailure, isNotFound } from "./adapter-errors.ts";
@@ -16,6 +16,7 @@ export {
 export { downloadHeaders, safeFilename } from "./download-headers.ts";
 export { etagSource } from "./etags.ts";
 export { compareValues, decodeCursor, evaluateQuery } from "./evaluate-query.ts";
+export { defaultScanLimit, type PartitionPlace, scanPartitions } from "./partition-scan.ts";
 export { queryAll } from "./query-all.ts";
 export { copyRecord } from "./record-copy.ts";
 export {

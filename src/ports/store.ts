@@ -135,8 +135,45 @@ export interface Store {
    */
   deletePartition(collection: string, partition: string): Promise<number>;
 
+  /**
+   * Reads every record the service stored, of every collection and partition, page by page:
+   * the full scan that copying a store to another needs (docs/design.md §24). Each item names
+   * its collection and partition and carries the record with its etag, as `get` answers it.
+   * What an adapter keeps for itself (Cosmos DB's intents and markers) is not listed.
+   *
+   * The order is the store's own, stable from page to page. A page holds at most
+   * `options.limit` items and may hold fewer, even none, while more remain: only a `null`
+   * continuation ends the scan. As for `query`, records written between pages may or may
+   * not appear, but no record that existed throughout is skipped or repeated. Where a store
+   * has multi-record writes in flight or left by a crash (Cosmos DB's intents), scan it once
+   * they are finished: stopped, or recovered.
+   * @throws {StoreContinuationError} for a continuation the store did not issue
+   */
+  scan(options?: ScanOptions): Promise<ScanPage>;
+
   /** Finishes pending writes and releases resources; the store is not used afterwards. */
   close(): Promise<void>;
+}
+
+/** Options of {@link Store.scan}. */
+export interface ScanOptions {
+  /** The most items a page returns. @default 1000 */
+  limit?: number;
+  /** The token of the previous page; none (or `null`) starts the scan. */
+  continuation?: string | null;
+}
+
+/** One record found by {@link Store.scan}, with where it lives. */
+export interface ScannedRecord extends Stored<StoreRecord> {
+  collection: string;
+  partition: string;
+}
+
+/** One page of {@link Store.scan}. */
+export interface ScanPage {
+  items: ScannedRecord[];
+  /** Token for the next page; `null` when the scan is done. */
+  continuation: string | null;
 }
 
 /** The shape every stored record has. */

@@ -10,6 +10,7 @@ import { batchCases } from "./store-batch-cases.ts";
 import { type Item, item, type StoreConformanceOptions, storeCase } from "./store-fixture.ts";
 import { queryCases } from "./store-query-cases.ts";
 import { recordCases } from "./store-record-cases.ts";
+import { scanCases } from "./store-scan-cases.ts";
 
 export type { StoreConformanceOptions } from "./store-fixture.ts";
 
@@ -22,6 +23,7 @@ export function storeConformanceCases(options: StoreConformanceOptions): Conform
     ...recordCases(options),
     ...batchCases(options),
     ...queryCases(options),
+    ...scanCases(options),
     ...(options.reopen ? [durabilityCase(options)] : []),
     ...(options.inspect ? [persistenceCase(options)] : []),
   ];

@@ -34,6 +34,7 @@ export const layers: Layer[] = [
     files: ["src/admin.ts"],
     mayImport: ["domain-api", "schemas", "kernel", "ports"],
   },
+  { name: "copy", files: ["src/copy/*"], mayImport: ["domain-api", "ports"] },
   {
     name: "routes",
     files: ["src/routes/*"],
@@ -55,6 +56,7 @@ export const layers: Layer[] = [
     mayImport: [
       "routes",
       "admin",
+      "copy",
       "auth",
       "http",
       "webhooks",

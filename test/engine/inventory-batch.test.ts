@@ -20,6 +20,7 @@ function recordingStore() {
   const store: Store = {
     get: (...args) => inner.get(...args),
     query: (...args) => inner.query(...args),
+    scan: (...args) => inner.scan(...args),
     create(collection, ...rest) {
       writes.push([collection]);
       return inner.create(collection, ...rest);

@@ -29,6 +29,7 @@ export function snapshotStore(store: Store): SnapshotStore {
   };
   return {
     get: (collection, partition, id) => store.get(collection, partition, id),
+    scan: (options) => store.scan(options),
     create(collection, partition, record) {
       remember(collection, partition);
       return store.create(collection, partition, record);

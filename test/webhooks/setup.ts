@@ -25,6 +25,7 @@ export function sharedStore(store: Store): Store {
     replace: store.replace.bind(store),
     delete: store.delete.bind(store),
     query: store.query.bind(store),
+    scan: store.scan.bind(store),
     deletePartition: store.deletePartition.bind(store),
     batch: store.batch.bind(store),
     close: async () => {},

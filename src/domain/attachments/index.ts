@@ -4,5 +4,6 @@
  * the sweep clears holds and claims a crash left behind. Routes call `storeAttachment`; the
  * service's timer calls `sweepAttachments`.
  */
+export { type AttachmentBlob, attachmentBlobOf } from "./attachment-blobs.ts";
 export { sweepAttachments } from "./attachment-sweep.ts";
 export { storeAttachment, storeAttachmentOnce } from "./attachments.ts";

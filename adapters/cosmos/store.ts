@@ -1,4 +1,4 @@
-import type { Container, ItemResponse, RequestOptions } from "@azure/cosmos";
+import type { Container, FeedResponse, ItemResponse, RequestOptions } from "@azure/cosmos";
 import {
   type BatchOp,
   type Page,
@@ -133,26 +133,14 @@ export class CosmosStore implements Store {
     const place = placeOf(collection, partition);
     const pk = place.pk;
     const spec = querySpecOf(place, query);
-    let token = query.continuation ? unwrapContinuation(query.continuation, spec) : undefined;
+    const start = query.continuation ? unwrapContinuation(query.continuation, spec) : undefined;
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
     return this.#call("query", async (c): Promise<Page<T>> => {
-      const items: Item[] = [];
-      // Cosmos DB may answer a page with fewer items than asked while more remain.
-      do {
-        const maxItemCount = Math.min(limit - items.length, unlimitedPageSize);
-        const options = { partitionKey: pk, maxItemCount, continuationToken: token };
-        const page = await retryRead(() =>
-          withoutQueryPlan(c.items.query<Item>(spec, options)).fetchNext(),
-        ).catch((error: unknown) => {
-          // A token the store issued but Cosmos DB no longer accepts (a changed container).
-          if (token && statusOf(error) === 400) {
-            throw new StoreContinuationError(undefined, { cause: error });
-          }
-          throw error;
-        });
-        items.push(...page.resources);
-        token = page.continuationToken || undefined;
-      } while (token && items.length < limit);
+      const { items, token } = await readUpTo(limit, start, (maxItemCount, continuationToken) =>
+        withoutQueryPlan(
+          c.items.query<Item>(spec, { partitionKey: pk, maxItemCount, continuationToken }),
+        ).fetchNext(),
+      );
       return {
         items: items.map((item) => storedOf<T>(item)),
         continuation: token ? wrapContinuation(token, spec) : null,
@@ -171,22 +159,11 @@ export class CosmosStore implements Store {
       throw new RangeError(`cosmos store: scan limit must be a positive integer, not ${limit}`);
     }
     const spec = scanSpec;
-    let token = options.continuation ? unwrapContinuation(options.continuation, spec) : undefined;
+    const start = options.continuation ? unwrapContinuation(options.continuation, spec) : undefined;
     return this.#call("scan", async (c): Promise<ScanPage> => {
-      const items: Item[] = [];
-      do {
-        const maxItemCount = Math.min(limit - items.length, unlimitedPageSize);
-        const page = await retryRead(() =>
-          c.items.query<Item>(spec, { maxItemCount, continuationToken: token }).fetchNext(),
-        ).catch((error: unknown) => {
-          if (token && statusOf(error) === 400) {
-            throw new StoreContinuationError(undefined, { cause: error });
-          }
-          throw error;
-        });
-        items.push(...page.resources);
-        token = page.continuationToken || undefined;
-      } while (token && items.length < limit);
+      const { items, token } = await readUpTo(limit, start, (maxItemCount, continuationToken) =>
+        c.items.query<Item>(spec, { maxItemCount, continuationToken }).fetchNext(),
+      );
       return {
         items: items.map((item) => ({
           collection: String(item[collectionField]),
@@ -288,4 +265,32 @@ function ifMatch(options: WriteOptions | undefined): RequestOptions | undefined 
 function checkedMissing<T>(response: ItemResponse<Item>, missing: T): T {
   if (response.substatus === 1003) throw cosmosError("the container does not exist");
   return missing;
+}
+
+/**
+ * Reads pages of a query from `token` on until `limit` items or the end: Cosmos DB may answer
+ * a page with fewer items than asked while more remain. Each page is a read retried as
+ * `retryRead` retries; a token Cosmos DB no longer accepts (one the store issued before the
+ * container changed) is a {@link StoreContinuationError}.
+ */
+async function readUpTo(
+  limit: number,
+  token: string | undefined,
+  fetchPage: (maxItemCount: number, token: string | undefined) => Promise<FeedResponse<Item>>,
+): Promise<{ items: Item[]; token: string | undefined }> {
+  const items: Item[] = [];
+  let next = token;
+  do {
+    const maxItemCount = Math.min(limit - items.length, unlimitedPageSize);
+    const asked = next;
+    const page = await retryRead(() => fetchPage(maxItemCount, asked)).catch((error: unknown) => {
+      if (asked && statusOf(error) === 400) {
+        throw new StoreContinuationError(undefined, { cause: error });
+      }
+      throw error;
+    });
+    items.push(...page.resources);
+    next = page.continuationToken || undefined;
+  } while (next && items.length < limit);
+  return { items, token: next };
 }

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, unlink } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, unlink } from "node:fs/promises";
 import { isNotFound } from "formwork/ports/kit";
 import { lowdbError } from "./errors.ts";
 import { tombstoneFor } from "./file-names.ts";
@@ -42,5 +42,19 @@ export async function removeFile(path: string): Promise<void> {
     await unlink(path);
   } catch (cause) {
     if (!isNotFound(cause)) throw lowdbError(`cannot delete ${path}`, cause);
+  }
+}
+
+/**
+ * The folders directly under `path`, hidden ones left out (deleted partitions' tombstones,
+ * damaged files moved aside by repair); none when `path` does not exist.
+ */
+export async function listFolders(path: string): Promise<string[]> {
+  try {
+    const entries = await readdir(path, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name);
+  } catch (cause) {
+    if (isNotFound(cause)) return [];
+    throw lowdbError(`cannot list ${path}`, cause);
   }
 }

@@ -7,12 +7,13 @@
  * own spelled-out start, as in `email:<address>`) encodes to it; else the scan fails naming
  * the folder, rather than leave its records out.
  */
-import { readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { StoreRecord } from "formwork/ports";
 import { isNotFound, type PartitionPlace } from "formwork/ports/kit";
 import { lowdbError } from "./errors.ts";
 import { decodedPrefix, decodeName, encodeName, isShortened, NAME_FILE } from "./file-names.ts";
+import { listFolders } from "./folders.ts";
 
 /** A partition folder of the store, and its names when known without reading it. */
 export interface PartitionFolder {
@@ -39,10 +40,10 @@ export async function noteNames(folder: string, place: PartitionPlace): Promise<
 /** Every partition folder under `directory`, each with its names when they decode or are noted. */
 export async function partitionFolders(directory: string): Promise<PartitionFolder[]> {
   const found: PartitionFolder[] = [];
-  for (const collection of await foldersIn(directory)) {
+  for (const collection of await listFolders(directory)) {
     if (collection === "formwork.lock") continue;
     const collectionName = decodeName(collection);
-    for (const partition of await foldersIn(join(directory, collection))) {
+    for (const partition of await listFolders(join(directory, collection))) {
       const folder = join(directory, collection, partition);
       const partitionName = decodeName(partition);
       const place =
@@ -99,15 +100,4 @@ async function notedNames(folder: string): Promise<PartitionPlace | undefined> {
     // A damaged name file tells nothing: the records may still.
   }
   return undefined;
-}
-
-/** The folders directly under `path`, hidden ones (deleted partitions) left out. */
-async function foldersIn(path: string): Promise<string[]> {
-  try {
-    const entries = await readdir(path, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name);
-  } catch (cause) {
-    if (isNotFound(cause)) return [];
-    throw lowdbError(`cannot list ${path}`, cause);
-  }
 }

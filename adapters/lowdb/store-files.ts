@@ -1,8 +1,9 @@
-import { readdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isNotFound } from "formwork/ports/kit";
 import { lowdbError } from "./errors.ts";
 import { decodeName } from "./file-names.ts";
+import { listFolders } from "./folders.ts";
 import { decodeEntries } from "./journal-entries.ts";
 import { journalFile, listJournals } from "./journal-files.ts";
 import { LOCK_FOLDER, lockDirectory } from "./lock.ts";
@@ -38,9 +39,9 @@ export async function withStoreLock<T>(directory: string, work: () => Promise<T>
 /** Every partition folder under `directory`: `<collection>/<partition>/`, hidden ones left out. */
 export async function partitionFolders(directory: string): Promise<PartitionFolder[]> {
   const found: PartitionFolder[] = [];
-  for (const collection of await folders(directory)) {
+  for (const collection of await listFolders(directory)) {
     if (collection === LOCK_FOLDER) continue;
-    for (const partition of await folders(join(directory, collection))) {
+    for (const partition of await listFolders(join(directory, collection))) {
       found.push({
         folder: join(directory, collection, partition),
         collection: decodeName(collection),
@@ -49,16 +50,6 @@ export async function partitionFolders(directory: string): Promise<PartitionFold
     }
   }
   return found.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
-}
-
-async function folders(path: string): Promise<string[]> {
-  try {
-    const entries = await readdir(path, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name);
-  } catch (cause) {
-    if (isNotFound(cause)) return [];
-    throw lowdbError(`cannot list ${path}`, cause);
-  }
 }
 
 /**

@@ -5,17 +5,22 @@
  *   npm run admin -- create-account --email you@example.com
  *   npm run admin -- list-tokens --user-id 'local|…'
  *   npm run admin -- revoke-token --token-id …
+ *   npm run admin -- backup <folder>
  *
  * Run with the server's environment, it finds the server (`PUBLIC_URL`, else `HOST` and
  * `PORT`) and its admin secret (`ADMIN_SECRET`, else the file in `DATA_DIR`) by itself.
  * Exit codes: 0 done, 1 the server refused or could not be reached, 2 a usage error.
  */
 import { parseArgs } from "node:util";
+import { runBackup } from "./admin-backup.ts";
 import { type AdminCommand, commandNamed, commandUsage, usage } from "./admin-commands.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
 import { readConfig } from "./config.ts";
 
 async function main(argv: string[]): Promise<number> {
+  // `backup <folder>` takes a positional and streams; it has a module of its own.
+  if (argv[0] === "backup") return runBackup(argv.slice(1));
+  if (argv[0] === "help" && argv[1] === "backup" && argv.length === 2) return runBackup(["-h"]);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

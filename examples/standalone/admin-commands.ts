@@ -93,6 +93,7 @@ function synopsis(command: AdminCommand): string {
 export function usage(): string {
   const lines = [
     ...commands.map((c) => [synopsis(c), c.summary]),
+    ["backup <folder>", "copy the running server's data into <folder> while it serves"],
     ["help [<command>]", "print this usage, or one command's"],
   ];
   const width = Math.max(...lines.map(([left]) => left?.length ?? 0)) + 2;

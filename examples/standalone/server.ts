@@ -5,6 +5,8 @@
 import { createFormService } from "formwork";
 import { createFsBlobStore } from "formwork/adapters/fs";
 import { createLowdbStore, JournalCorruptError, StoreLockedError } from "formwork/adapters/lowdb";
+import { backupRoute } from "./backup-route.ts";
+import { removeStaleStaging } from "./backup-staging.ts";
 import {
   readConfig,
   resolveAdminSecret,
@@ -31,6 +33,8 @@ try {
   } else throw error;
   process.exit(1);
 }
+// Backups a crash cut short; the lock is ours now, so no other process is making one.
+await removeStaleStaging(config.dataDir);
 const service = createFormService({
   store,
   blobs: createFsBlobStore({
@@ -44,4 +48,10 @@ const service = createFormService({
 });
 
 const where = config.adminSecret ? "ADMIN_SECRET" : `${config.dataDir}/admin-secret`;
-serveUntilStopped(service, config, `admin secret: ${where}`);
+const backups = backupRoute({
+  dataDir: config.dataDir,
+  store,
+  service,
+  warn: (message) => console.error(`formwork: ${message}`),
+});
+serveUntilStopped(service, config, `admin secret: ${where}`, backups);

@@ -1,0 +1,147 @@
+/**
+ * Online backup (docs/design.md §23) end to end: `npm run admin -- backup <folder>` against
+ * the standalone server as a child process while clients go on posting submissions with
+ * files; then a second server started on the copy serves every submission acknowledged
+ * before the backup began, and its file byte for byte.
+ */
+import assert from "node:assert/strict";
+import { readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { StandaloneServer } from "../../bench/standalone-process.ts";
+import {
+  admin,
+  adminSecret,
+  type FileForm,
+  fileBytes,
+  fileForm,
+  json,
+  type Posted,
+  post,
+  scratch,
+  serverOn,
+} from "./backup-fixture.ts";
+import { stop } from "./server-process.ts";
+
+const folders: string[] = [];
+const servers: StandaloneServer[] = [];
+after(async () => {
+  for (const server of servers) if (server.child.exitCode === null) await stop(server.child);
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
+});
+
+async function folder(name: string): Promise<string> {
+  const made = await scratch(name);
+  folders.push(made);
+  return made;
+}
+
+/** Every submission id of the form, page by page (S5). */
+async function listed(server: StandaloneServer, form: FileForm): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let token: string | null = null;
+  do {
+    const query: string = `?batchSize=1000${token ? `&continuationToken=${encodeURIComponent(token)}` : ""}`;
+    const page = await json(
+      server,
+      "GET",
+      `/api/restricted/form/${form.formId}/submissions${query}`,
+      form.auth,
+    );
+    for (const { id } of page.results as { id: string }[]) ids.add(id);
+    token = page.continuation_token;
+  } while (token);
+  return ids;
+}
+
+/** The file of an attachment, downloaded through its signed link. */
+async function download(server: StandaloneServer, form: FileForm, attachmentId: string) {
+  const path = `/api/restricted/form/${form.formId}/submissionattachment/${attachmentId}`;
+  const link = await json(server, "GET", path, form.auth);
+  const file = await fetch(link.id);
+  assert.equal(file.status, 200, `download of ${attachmentId}`);
+  return new Uint8Array(await file.arrayBuffer());
+}
+
+/** Every folder's and file's mode under `root`, that is not `0700` or `0600`. */
+async function openModes(root: string): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    const mode = (await stat(path)).mode & 0o777;
+    if (mode !== (entry.isDirectory() ? 0o700 : 0o600)) wrong.push(`${path} ${mode.toString(8)}`);
+  }
+  return wrong;
+}
+
+describe("online backup of the standalone server", { timeout: 240_000 }, () => {
+  it("copies every submission acknowledged before it began, with its files, while the server serves", async () => {
+    const dataDir = await folder("backup-source");
+    const source = await serverOn(dataDir);
+    servers.push(source);
+    const form = await fileForm(source);
+    // Two large files: the archive is then larger than what the sockets buffer.
+    const posted: Posted[] = [];
+    for (let n = 0; n < 2; n++)
+      posted.push(await post(source, form.formId, n, fileBytes(n, 3_000_000)));
+    let n = 2;
+    let backupRunning = false;
+    let postedDuring = 0;
+    let stopped = false;
+    const failures: unknown[] = [];
+    const clients = Array.from({ length: 6 }, async () => {
+      while (!stopped) {
+        const one = await post(source, form.formId, n++).catch((error: unknown) => {
+          failures.push(error);
+          return undefined;
+        });
+        if (!one) continue;
+        posted.push(one);
+        if (backupRunning) postedDuring++;
+      }
+    });
+    while (posted.length < 300) await sleep(20);
+
+    const before = [...posted];
+    const copy = join(await folder("backup-copy"), "copy");
+    backupRunning = true;
+    const run = await admin(source, ["backup", copy]);
+    backupRunning = false;
+    stopped = true;
+    await Promise.all(clients);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^backup of http:\/\/127\.0\.0\.1:\d+ written to .*: \d+ files, /);
+    assert.match(run.stdout, /restore: stop the server, replace DATA_DIR with /);
+    assert.deepEqual(failures, [], "every post during the backup succeeded");
+    assert.ok(postedDuring > 0, "the server kept serving during the backup");
+    assert.deepEqual(await openModes(copy), []);
+    // No admin-secret file: the server runs with ADMIN_SECRET.
+    assert.deepEqual((await readdir(join(copy))).sort(), [
+      "customer-token-secret",
+      "files",
+      "records",
+      "signing-secret",
+    ]);
+    // The source's staging folder is gone once the copy was sent.
+    assert.deepEqual(
+      (await readdir(dataDir)).filter((name) => name.startsWith(".backup-")),
+      [],
+    );
+
+    const restored = await serverOn(copy);
+    servers.push(restored);
+    const ids = await listed(restored, form);
+    const missing = before.filter((one) => !ids.has(one.submissionId));
+    assert.deepEqual(missing, [], `${missing.length} of ${before.length} submissions missing`);
+    for (const one of before.filter((_, i) => i < 2 || i % 10 === 0)) {
+      const path = `/api/restricted/form/${form.formId}/submission/${one.submissionId}`;
+      const s1 = await json(restored, "GET", path, form.auth);
+      assert.equal(s1.attachment_details[0].attachment.id, one.attachmentId);
+      const expected = one.n < 2 ? fileBytes(one.n, 3_000_000) : fileBytes(one.n);
+      assert.deepEqual(await download(restored, form, one.attachmentId), expected);
+    }
+    await stop(restored.child);
+    await stop(source.child);
+  });
+});

@@ -144,4 +144,55 @@ describe("online backup of the standalone server", { timeout: 240_000 }, () => {
     await stop(restored.child);
     await stop(source.child);
   });
+
+  it("refuses a second backup while one runs, and a wrong admin secret; a client gone removes its staging", async () => {
+    const dataDir = await folder("backup-busy");
+    const server = await serverOn(dataDir);
+    servers.push(server);
+    const form = await fileForm(server);
+    // Larger than what the sockets buffer: the first backup waits on its reader.
+    for (let n = 0; n < 4; n++) await post(server, form.formId, n, fileBytes(n, 3_500_000));
+    const url = `${server.base}/api/admin/backup`;
+
+    const wrong = await fetch(url, { method: "POST", headers: { AdminSecret: "wrong" } });
+    assert.equal(wrong.status, 401);
+    assert.equal((await wrong.json()).error, "unauthorized");
+    const cli = await admin(server, [
+      "backup",
+      join(await folder("backup-401"), "copy"),
+      "--admin-secret",
+      "wrong",
+    ]);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stderr, /refused the admin secret from --admin-secret \(401\)/);
+
+    const first = new AbortController();
+    const running = await fetch(url, {
+      method: "POST",
+      headers: { AdminSecret: adminSecret },
+      signal: first.signal,
+    });
+    assert.equal(running.status, 200);
+    const staging = async () =>
+      (await readdir(dataDir)).filter((name) => name.startsWith(".backup-"));
+    assert.equal((await staging()).length, 1);
+
+    const second = await fetch(url, { method: "POST", headers: { AdminSecret: adminSecret } });
+    assert.equal(second.status, 409);
+    const refusal = await second.json();
+    assert.equal(refusal.error, "conflict");
+    assert.match(refusal.message, /A backup is already running/);
+    const copy = join(await folder("backup-busy-copy"), "copy");
+    const busy = await admin(server, ["backup", copy]);
+    assert.equal(busy.code, 1);
+    assert.match(busy.stderr, /409: A backup is already running/);
+    assert.deepEqual(await readdir(join(copy, "..")), [], "a refused backup leaves no folder");
+
+    first.abort();
+    for (let attempt = 0; attempt < 100 && (await staging()).length > 0; attempt++) await sleep(50);
+    assert.deepEqual(await staging(), []);
+    const done = await admin(server, ["backup", copy]);
+    assert.equal(done.code, 0, done.stderr);
+    await stop(server.child);
+  });
 });

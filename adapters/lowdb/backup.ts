@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { copyFile, link, mkdir, open, readdir, stat } from "node:fs/promises";
+import { constants, copyFileSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { lowdbError } from "./errors.ts";
 import type { FileGate } from "./gate.ts";
@@ -24,6 +24,10 @@ export interface BackupFiles {
  *
  * The lock folder, the pid file and the store's own temporary files (names starting with
  * `.`: snapshots being written, partitions being deleted) are left out.
+ *
+ * Links are made with synchronous calls, a slice of {@link SLICE} at a time between turns of
+ * the event loop: thousands of them through the thread pool cost the requests served
+ * meanwhile several times the CPU (promises, callbacks) and queued their journal writes.
  * @param target a folder that does not exist yet; its parent must
  */
 export async function backupInto(
@@ -40,24 +44,26 @@ export async function backupInto(
   return gate.frozen(async () => {
     const totals: BackupFiles = { files: 0, bytes: 0 };
     const { seq, bytes } = journal.position;
+    const turn = slices();
     for (const older of await listJournals(directory)) {
       if (older >= seq) continue;
       const name = journalFile(older);
-      totals.bytes += await linkOrCopy(join(directory, name), join(target, name));
+      totals.bytes += linkOrCopy(join(directory, name), join(target, name));
       totals.files++;
     }
     const current = journalFile(seq);
     await copyPrefix(join(directory, current), join(target, current), bytes);
     totals.files++;
     totals.bytes += bytes;
-    for (const collection of await folders(directory)) {
-      for (const partition of await folders(join(directory, collection))) {
+    for (const collection of folders(directory)) {
+      for (const partition of folders(join(directory, collection))) {
         const from = join(directory, collection, partition);
         const to = join(target, collection, partition);
-        await mkdir(to, { recursive: true, mode: 0o700 });
-        for (const file of await files(from)) {
-          totals.bytes += await linkOrCopy(join(from, file), join(to, file));
+        mkdirSync(to, { recursive: true, mode: 0o700 });
+        for (const file of files(from)) {
+          totals.bytes += linkOrCopy(join(from, file), join(to, file));
           totals.files++;
+          await turn();
         }
       }
     }
@@ -66,42 +72,52 @@ export async function backupInto(
 }
 
 /** The sub-folders of a folder that the store made for collections and partitions. */
-async function folders(folder: string): Promise<string[]> {
+function folders(folder: string): string[] {
   // Encoded names never hold a `.` (see `encodeName`): that rules out the lock folder,
   // deleted partitions' tombstones and any folder someone else put here.
-  return (await entries(folder))
+  return entries(folder)
     .filter((e) => e.isDirectory() && !e.name.includes("."))
     .map((e) => e.name);
 }
 
 /** The files of a partition's folder that are snapshots (not temporary files). */
-async function files(folder: string): Promise<string[]> {
-  return (await entries(folder))
+function files(folder: string): string[] {
+  return entries(folder)
     .filter((e) => e.isFile() && !e.name.startsWith("."))
     .map((e) => e.name);
 }
 
-async function entries(folder: string) {
+function entries(folder: string) {
   try {
-    return await readdir(folder, { withFileTypes: true });
+    return readdirSync(folder, { withFileTypes: true });
   } catch (cause) {
     throw lowdbError(`cannot list ${folder}`, cause);
   }
 }
 
 /** Hard-links `from` as `to`, or copies it where a link is impossible. @returns its size */
-async function linkOrCopy(from: string, to: string): Promise<number> {
+function linkOrCopy(from: string, to: string): number {
   try {
     try {
-      await link(from, to);
+      linkSync(from, to);
     } catch (error) {
       if (!CANNOT_LINK.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
-      await copyFile(from, to, constants.COPYFILE_EXCL);
+      copyFileSync(from, to, constants.COPYFILE_EXCL);
     }
-    return (await stat(to)).size;
+    return statSync(to).size;
   } catch (cause) {
     throw lowdbError(`cannot back up ${from}`, cause);
   }
+}
+
+/** How many synchronous file calls run between two turns of the event loop. */
+const SLICE = 64;
+
+/** A function to await after each call: every {@link SLICE} calls it yields a turn. */
+export function slices(): () => Promise<void> {
+  let calls = 0;
+  return () =>
+    ++calls % SLICE === 0 ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve();
 }
 
 /** Why `link` fails where a copy would work: another file system, or none that links. */

@@ -5,12 +5,12 @@
  * checked by the service itself (one guard against guessing for every admin route).
  */
 
-import { rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Transform } from "node:stream";
 import type { FormService } from "formwork";
 import type { LowdbStore } from "formwork/adapters/lowdb";
-import { create } from "tar";
-import { type Staged, stageBackup } from "./backup-staging.ts";
+import { archive } from "./backup-archive.ts";
+import { removeStaging, type Staged, stageBackup } from "./backup-staging.ts";
 
 /** The path of the backup route. */
 export const BACKUP_PATH = "/api/admin/backup";
@@ -18,6 +18,12 @@ export const BACKUP_PATH = "/api/admin/backup";
 /** Headers of a backup's answer that announce what the archive holds, for progress. */
 export const BACKUP_FILES_HEADER = "x-backup-files";
 export const BACKUP_BYTES_HEADER = "x-backup-bytes";
+
+/**
+ * The pace of a backup when the client names none, in MiB a second: what the bench showed
+ * the server can spare while it serves S2 at full load.
+ */
+export const DEFAULT_MAX_RATE = 16;
 
 /** What the backup route reads and writes. */
 export interface BackupSource {
@@ -34,10 +40,11 @@ export interface BackupSource {
  *   `false` for every other request
  */
 export function backupRoute(source: BackupSource) {
-  let running = false;
+  // The backup running, if any; a token, so that one ending never clears another's.
+  let running: object | undefined;
   return (incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
-    const path = (incoming.url ?? "").split("?")[0];
-    if (path !== BACKUP_PATH) return false;
+    const url = new URL(incoming.url ?? "/", "http://backup.invalid");
+    if (url.pathname !== BACKUP_PATH) return false;
     void (async () => {
       if (incoming.method !== "POST") {
         outgoing.setHeader("allow", "POST");
@@ -45,6 +52,15 @@ export function backupRoute(source: BackupSource) {
       }
       const refused = await checkAdminSecret(source.service, incoming);
       if (refused) return forward(outgoing, refused);
+      const rate = maxRateOf(url.searchParams.get("max_rate"));
+      if (rate === undefined) {
+        return failure(
+          outgoing,
+          400,
+          "validation_failed",
+          "max_rate must be a number of MiB a second, 0 for no limit",
+        );
+      }
       if (running) {
         return failure(
           outgoing,
@@ -53,11 +69,18 @@ export function backupRoute(source: BackupSource) {
           "A backup is already running; nothing was changed. Try again once it is done",
         );
       }
-      running = true;
+      const token = {};
+      running = token;
+      const end = () => {
+        if (running === token) running = undefined;
+      };
+      // Once the whole archive is handed to the socket: a client that starts its next
+      // backup as soon as it has read this one is not refused.
+      outgoing.once("finish", end);
       let staged: Staged | undefined;
       try {
         staged = await stageBackup(source.dataDir, source.store);
-        await stream(staged, outgoing);
+        await stream(staged, outgoing, rate);
       } catch (error) {
         if (!outgoing.headersSent) {
           failure(outgoing, 503, "service_unavailable", `The backup failed: ${messageOf(error)}`);
@@ -66,8 +89,8 @@ export function backupRoute(source: BackupSource) {
           outgoing.destroy();
         }
       } finally {
-        if (staged) await rm(staged.folder, { recursive: true, force: true }).catch(() => {});
-        running = false;
+        end();
+        if (staged) await removeStaging(staged.folder).catch(() => {});
       }
     })();
     return true;
@@ -92,23 +115,55 @@ async function checkAdminSecret(service: FormService, incoming: IncomingMessage)
   return answer;
 }
 
-/** Streams the staged folder as a tar archive; resolves once sent, rejects if cut. */
-async function stream(staged: Staged, outgoing: ServerResponse): Promise<void> {
+/**
+ * Streams the staged folder as a tar archive, at most `rate` MiB a second (0: no limit);
+ * resolves once sent, rejects if cut.
+ */
+async function stream(staged: Staged, outgoing: ServerResponse, rate: number): Promise<void> {
+  const written = await archive(staged);
   outgoing.writeHead(200, {
     "content-type": "application/x-tar",
     "cache-control": "no-store",
     [BACKUP_FILES_HEADER]: String(staged.files),
     [BACKUP_BYTES_HEADER]: String(staged.bytes),
   });
-  const archive = create({ cwd: staged.folder, portable: true }, staged.entries);
-  await new Promise<void>((resolve, reject) => {
+  const sent = new Promise<void>((resolve, reject) => {
     outgoing.once("close", () => {
       if (outgoing.writableFinished) resolve();
       else reject(new Error("the client went away"));
     });
-    archive.on("error", reject);
-    archive.pipe(outgoing);
   });
+  written.stream.pipe(paced(rate * 1024 * 1024)).pipe(outgoing);
+  try {
+    await Promise.all([written.done, sent]);
+  } finally {
+    written.stop();
+  }
+}
+
+/**
+ * Passes bytes on at most `bytesPerSecond` (0: as fast as they come). Every MiB the server
+ * hands from the archive to the socket costs its thread a few milliseconds of CPU, which
+ * the requests served meanwhile lose: the pace bounds that share (`bench/backup.bench.ts`).
+ */
+function paced(bytesPerSecond: number): Transform {
+  const started = performance.now();
+  let passed = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      passed += chunk.byteLength;
+      const due = bytesPerSecond > 0 ? started + (passed / bytesPerSecond) * 1000 : 0;
+      const wait = due - performance.now();
+      if (wait <= 0) done(null, chunk);
+      else setTimeout(() => done(null, chunk), wait);
+    },
+  });
+}
+
+/** The `max_rate` query parameter: MiB a second, {@link DEFAULT_MAX_RATE} when absent. */
+function maxRateOf(raw: string | null): number | undefined {
+  if (raw === null || raw === "") return DEFAULT_MAX_RATE;
+  return /^\d{1,6}(\.\d{1,3})?$/.test(raw) ? Number(raw) : undefined;
 }
 
 async function forward(outgoing: ServerResponse, answer: Response): Promise<void> {

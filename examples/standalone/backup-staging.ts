@@ -4,8 +4,17 @@
  * the backup route then streams at leisure.
  */
 import { randomUUID } from "node:crypto";
-import { constants } from "node:fs";
-import { chmod, copyFile, link, mkdir, readdir, rm, stat } from "node:fs/promises";
+import {
+  constants,
+  copyFileSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
+import { chmod, copyFile, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { LowdbStore } from "formwork/adapters/lowdb";
 
@@ -36,19 +45,47 @@ export async function stageBackup(dataDir: string, store: LowdbStore): Promise<S
   const folder = join(dataDir, `${STAGING_PREFIX}${randomUUID()}`);
   await mkdir(folder, { mode: 0o700 });
   try {
-    const blobs = join(dataDir, "files");
-    const blobCopy = join(folder, "files");
-    await linkBlobs(blobs, blobCopy);
-    await store.backupInto(join(folder, "records"));
-    await linkBlobs(blobs, blobCopy);
+    const blobs = new BlobLinks(join(dataDir, "files"), join(folder, "files"));
+    await blobs.link();
+    const records = await store.backupInto(join(folder, "records"));
+    await blobs.link();
     const entries = ["records", "files"];
+    let files = records.files + blobs.files;
+    let bytes = records.bytes + blobs.bytes;
     for (const secret of SECRETS) {
-      if (await copySecret(join(dataDir, secret), join(folder, secret))) entries.push(secret);
+      const size = await copySecret(join(dataDir, secret), join(folder, secret));
+      if (size === undefined) continue;
+      entries.push(secret);
+      files++;
+      bytes += size;
     }
-    return { folder, entries, ...(await sizeOf(folder)) };
+    return { folder, entries, files, bytes };
   } catch (error) {
     await rm(folder, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/**
+ * Removes a staging folder with synchronous calls, a slice at a time: `rm`'s thousands of
+ * calls through the thread pool would queue the journal writes of the requests served
+ * meanwhile behind them.
+ */
+export async function removeStaging(folder: string): Promise<void> {
+  let calls = 0;
+  const remove = async (path: string): Promise<void> => {
+    for (const entry of listed(path)) {
+      const inner = join(path, entry.name);
+      if (entry.isDirectory()) await remove(inner);
+      else unlinkSync(inner);
+      if (++calls % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    rmdirSync(path);
+  };
+  try {
+    await remove(folder);
+  } catch (error) {
+    if (codeOf(error) !== "ENOENT") throw error;
   }
 }
 
@@ -62,28 +99,49 @@ export async function removeStaleStaging(dataDir: string): Promise<void> {
 }
 
 /**
- * Hard-links every published attachment file (`<container>/<name>`, written once by a
- * rename and deleted by an unlink, so a link freezes it) into `target`, leaving out the fs
- * blob store's work folders (`.partial`, `.trash`) and files linked already.
+ * Hard-links the published attachment files (`<container>/<name>`, written once by a rename
+ * and deleted by an unlink, so a link freezes one) into a staging folder, leaving out the fs
+ * blob store's work folders (`.partial`, `.trash`). Each pass adds the files the ones before
+ * did not link. Synchronous calls, a slice at a time between turns of the event loop: as
+ * many calls through the thread pool cost the requests served meanwhile several times the CPU.
  */
-async function linkBlobs(source: string, target: string): Promise<void> {
-  await mkdir(target, { recursive: true, mode: 0o700 });
-  for (const container of await listed(source)) {
-    if (!container.isDirectory() || container.name.startsWith(".")) continue;
-    const from = join(source, container.name);
-    const to = join(target, container.name);
-    await mkdir(to, { recursive: true, mode: 0o700 });
-    for (const blob of await listed(from)) {
-      if (!blob.isFile() || blob.name.startsWith(".")) continue;
-      await linkOrCopy(join(from, blob.name), join(to, blob.name));
+class BlobLinks {
+  readonly #linked = new Set<string>();
+  files = 0;
+  bytes = 0;
+
+  constructor(
+    readonly source: string,
+    readonly target: string,
+  ) {}
+
+  async link(): Promise<void> {
+    mkdirSync(this.target, { recursive: true, mode: 0o700 });
+    let calls = 0;
+    for (const container of listed(this.source)) {
+      if (!container.isDirectory() || container.name.startsWith(".")) continue;
+      const from = join(this.source, container.name);
+      const to = join(this.target, container.name);
+      mkdirSync(to, { recursive: true, mode: 0o700 });
+      for (const blob of listed(from)) {
+        const key = `${container.name}/${blob.name}`;
+        if (!blob.isFile() || blob.name.startsWith(".") || this.#linked.has(key)) continue;
+        const size = linkOrCopy(join(from, blob.name), join(to, blob.name));
+        if (size !== undefined) {
+          this.#linked.add(key);
+          this.files++;
+          this.bytes += size;
+        }
+        if (++calls % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
     }
   }
 }
 
 /** A folder's entries; none when it is gone (no attachment yet, a container deleted). */
-async function listed(folder: string) {
+function listed(folder: string) {
   try {
-    return await readdir(folder, { withFileTypes: true });
+    return readdirSync(folder, { withFileTypes: true });
   } catch (error) {
     if (codeOf(error) === "ENOENT") return [];
     throw error;
@@ -93,42 +151,33 @@ async function listed(folder: string) {
 /** Why `link` fails where a copy would work: another file system, or none that links. */
 const CANNOT_LINK = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "EMLINK", "ENOSYS"]);
 
-async function linkOrCopy(from: string, to: string): Promise<void> {
+/** Links `from` as `to` (or copies it). @returns its size, or `undefined` when it is gone */
+function linkOrCopy(from: string, to: string): number | undefined {
   try {
-    await link(from, to);
+    try {
+      linkSync(from, to);
+    } catch (error) {
+      if (!CANNOT_LINK.has(codeOf(error))) throw error;
+      copyFileSync(from, to, constants.COPYFILE_EXCL);
+    }
+    return statSync(to).size;
   } catch (error) {
-    const code = codeOf(error);
-    // Linked by the first pass, or deleted since it was listed: nothing to do.
-    if (code === "EEXIST" || code === "ENOENT") return;
-    if (!CANNOT_LINK.has(code)) throw error;
-    await copyFile(from, to, constants.COPYFILE_EXCL).catch((copyError: unknown) => {
-      if (codeOf(copyError) !== "ENOENT" && codeOf(copyError) !== "EEXIST") throw copyError;
-    });
+    // Deleted since it was listed: its record was deleted before it (see stageBackup).
+    if (codeOf(error) === "ENOENT") return undefined;
+    throw error;
   }
 }
 
-/** Copies a secret file (`0600`). @returns whether there was one */
-async function copySecret(from: string, to: string): Promise<boolean> {
+/** Copies a secret file (`0600`). @returns its size, or `undefined` when there is none */
+async function copySecret(from: string, to: string): Promise<number | undefined> {
   try {
     await copyFile(from, to, constants.COPYFILE_EXCL);
   } catch (error) {
-    if (codeOf(error) === "ENOENT") return false;
+    if (codeOf(error) === "ENOENT") return undefined;
     throw error;
   }
   await chmod(to, 0o600);
-  return true;
-}
-
-/** How many files a folder holds, and their bytes, sub-folders included. */
-async function sizeOf(folder: string): Promise<{ files: number; bytes: number }> {
-  let files = 0;
-  let bytes = 0;
-  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    files++;
-    bytes += (await stat(join(entry.parentPath, entry.name))).size;
-  }
-  return { files, bytes };
+  return (await stat(to)).size;
 }
 
 function codeOf(error: unknown): string {

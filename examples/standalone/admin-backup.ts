@@ -12,12 +12,17 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { extract } from "tar";
-import { adminSecretOf, adminServerUrl } from "./admin-target.ts";
-import { BACKUP_BYTES_HEADER, BACKUP_FILES_HEADER, BACKUP_PATH } from "./backup-route.ts";
+import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
+import {
+  BACKUP_BYTES_HEADER,
+  BACKUP_FILES_HEADER,
+  BACKUP_PATH,
+  DEFAULT_MAX_RATE,
+} from "./backup-route.ts";
 import { readConfig } from "./config.ts";
 
 /** The usage of `backup`, for `--help` and usage errors. */
-export const backupUsage = `usage: npm run admin -- backup <folder> [--url <url>] [--admin-secret <secret>]
+export const backupUsage = `usage: npm run admin -- backup <folder> [--max-rate <MiB/s>] [--url <url>] [--admin-secret <secret>]
 
 Back up the running server's data while it goes on serving.
 Writes into <folder> (created if missing; it must be empty) a copy of DATA_DIR holding
@@ -25,6 +30,8 @@ every submission acknowledged before the command began, its files, and the serve
 secrets (0600). Restore: stop the server, replace DATA_DIR with <folder>, start it.
 
 options:
+  --max-rate <MiB/s>         how fast the server sends the copy; default ${DEFAULT_MAX_RATE}, 0 for no
+                             limit (each MiB costs the server's requests some CPU)
   --url <url>                the server; default: PUBLIC_URL when set, else http://HOST:PORT
   --admin-secret <secret>    default: ADMIN_SECRET when set, else DATA_DIR/admin-secret
   -h, --help                 print this usage`;
@@ -32,7 +39,7 @@ options:
 /** Runs `backup` with the arguments after its name. @returns the exit code */
 export async function runBackup(argv: string[]): Promise<number> {
   let folder: string;
-  let values: { url?: string; "admin-secret"?: string; help?: boolean };
+  let values: { url?: string; "admin-secret"?: string; "max-rate"?: string; help?: boolean };
   try {
     const parsed = parseArgs({
       args: argv,
@@ -40,6 +47,7 @@ export async function runBackup(argv: string[]): Promise<number> {
       options: {
         url: { type: "string" },
         "admin-secret": { type: "string" },
+        "max-rate": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -49,6 +57,10 @@ export async function runBackup(argv: string[]): Promise<number> {
       return 0;
     }
     if (parsed.positionals.length !== 1) throw new Error("backup needs one folder");
+    const rate = values["max-rate"];
+    if (rate !== undefined && !/^\d{1,6}(\.\d{1,3})?$/.test(rate)) {
+      throw new Error(`--max-rate must be a number of MiB a second, not ${JSON.stringify(rate)}`);
+    }
     folder = resolve(parsed.positionals[0] as string);
   } catch (error) {
     console.error(`admin: ${(error as Error).message}\n\n${backupUsage}`);
@@ -62,7 +74,8 @@ export async function runBackup(argv: string[]): Promise<number> {
   const config = readConfig(process.env);
   const base = adminServerUrl(values.url, process.env, config);
   const secret = await adminSecretOf(values["admin-secret"], config);
-  const response = await request(base, secret.secret, secret.source);
+  const query = values["max-rate"] === undefined ? "" : `?max_rate=${values["max-rate"]}`;
+  const response = await request(`${base}${BACKUP_PATH}${query}`, base, secret);
   const started = Date.now();
   const existed = await exists(folder);
   await mkdir(folder, { recursive: true, mode: 0o700 });
@@ -97,13 +110,11 @@ async function refusal(folder: string): Promise<string | undefined> {
 }
 
 /** Starts the backup. @throws {Error} saying, in the operator's terms, why it was refused */
-async function request(base: string, secret: string, source: string): Promise<Response> {
+async function request(url: string, base: string, secret: AdminSecret): Promise<Response> {
+  const { source } = secret;
   let response: Response;
   try {
-    response = await fetch(`${base}${BACKUP_PATH}`, {
-      method: "POST",
-      headers: { AdminSecret: secret },
-    });
+    response = await fetch(url, { method: "POST", headers: { AdminSecret: secret.secret } });
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     const why = code && code !== "ECONNREFUSED" ? ` (${code})` : "";

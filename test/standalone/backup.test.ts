@@ -166,6 +166,16 @@ describe("online backup of the standalone server", { timeout: 240_000 }, () => {
     assert.equal(cli.code, 1);
     assert.match(cli.stderr, /refused the admin secret from --admin-secret \(401\)/);
 
+    const badRate = await fetch(`${url}?max_rate=fast`, {
+      method: "POST",
+      headers: { AdminSecret: adminSecret },
+    });
+    assert.equal(badRate.status, 400);
+    assert.equal((await badRate.json()).error, "validation_failed");
+    const usage = await admin(server, ["backup", join(dataDir, "x"), "--max-rate", "fast"]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--max-rate must be a number of MiB a second/);
+
     const first = new AbortController();
     const running = await fetch(url, {
       method: "POST",

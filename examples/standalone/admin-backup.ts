@@ -180,8 +180,12 @@ async function unpack(response: Response, folder: string) {
   try {
     const closed = once(unpacking, "close");
     const failed = new Promise<never>((_, reject) => {
-      unpacking.on("error", reject);
-      body.on("error", reject);
+      unpacking.on("error", (error: Error) =>
+        reject(new Error(`the archive is unsafe or damaged, nothing kept: ${error.message}`)),
+      );
+      body.on("error", (error: Error) =>
+        reject(new Error(`the backup was cut short, nothing kept: ${error.message}`)),
+      );
     });
     body.pipe(unpacking);
     await Promise.race([closed, failed]);

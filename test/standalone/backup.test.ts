@@ -27,7 +27,10 @@ import { stop } from "./server-process.ts";
 const folders: string[] = [];
 const servers: StandaloneServer[] = [];
 after(async () => {
-  for (const server of servers) if (server.child.exitCode === null) await stop(server.child);
+  for (const server of servers) {
+    const running = server.child.exitCode === null && server.child.signalCode === null;
+    if (running) await stop(server.child);
+  }
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 });
 

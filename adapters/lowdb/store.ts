@@ -169,6 +169,8 @@ export class LowdbStore implements Store {
    * (files are copied, not linked, elsewhere) and outside it.
    * @param target a folder that does not exist yet; its parent must
    * @returns how many files and bytes the copy holds
+   * @throws when a file cannot be linked or copied; `target` may then hold part of a copy,
+   *   which the caller removes
    */
   async backupInto(target: string): Promise<BackupFiles> {
     if (this.#closed) throw lowdbError("the store is closed");

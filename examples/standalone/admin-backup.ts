@@ -169,14 +169,22 @@ async function unpack(response: Response, folder: string) {
       "type" in entry && (entry.type === "File" || entry.type === "Directory"),
     onReadEntry: (entry) => {
       if (entry.type !== "File") return;
+      // Never a "data" listener here: it would take the bytes before tar writes the file.
       entry.on("end", () => {
         got.files++;
         got.bytes += entry.size;
-        bar.update(got.bytes, { ...payload, done: mebibytes(got.bytes), files: got.files });
       });
     },
   });
   const body = Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
+  // The bar follows the archive's bytes as they arrive, so that one large file moves it too
+  // (headers make the archive a little larger than the files it holds).
+  let received = 0;
+  body.on("data", (chunk: Uint8Array) => {
+    received += chunk.byteLength;
+    const done = Math.min(received, bytes);
+    bar.update(done, { ...payload, done: mebibytes(done), files: got.files });
+  });
   try {
     const closed = once(unpacking, "close");
     const failed = new Promise<never>((_, reject) => {

@@ -36,13 +36,15 @@ export interface BackupSource {
 
 /**
  * The backup route, one backup at a time.
- * @returns a request handler that answers the backup route and returns `true`, or returns
- *   `false` for every other request
+ * @returns `handle`, a request handler that answers the backup route and returns `true`, or
+ *   returns `false` for every other request; and `stop`, for when the server stops
  */
 export function backupRoute(source: BackupSource) {
   // The backup running, if any; a token, so that one ending never clears another's.
   let running: object | undefined;
-  return (incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
+  // The answer of the backup running: stopping the server cuts it rather than wait for it.
+  let sending: ServerResponse | undefined;
+  const handle = (incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
     const url = new URL(incoming.url ?? "/", "http://backup.invalid");
     if (url.pathname !== BACKUP_PATH) return false;
     void (async () => {
@@ -77,6 +79,10 @@ export function backupRoute(source: BackupSource) {
       // Once the whole archive is handed to the socket: a client that starts its next
       // backup as soon as it has read this one is not refused.
       outgoing.once("finish", end);
+      sending = outgoing;
+      outgoing.once("close", () => {
+        if (sending === outgoing) sending = undefined;
+      });
       let staged: Staged | undefined;
       try {
         staged = await stageBackup(source.dataDir, source.store);
@@ -94,6 +100,11 @@ export function backupRoute(source: BackupSource) {
       }
     })();
     return true;
+  };
+  return {
+    handle,
+    /** Cuts the backup being sent, if any: its client sees a cut archive and keeps nothing. */
+    stop: () => sending?.destroy(),
   };
 }
 

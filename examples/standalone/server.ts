@@ -54,4 +54,6 @@ const backups = backupRoute({
   service,
   warn: (message) => console.error(`formwork: ${message}`),
 });
-serveUntilStopped(service, config, `admin secret: ${where}`, backups);
+// A stop does not wait for a backup being sent (at its pace that may take minutes).
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, backups.stop);
+serveUntilStopped(service, config, `admin secret: ${where}`, backups.handle);

@@ -218,6 +218,14 @@ describe("online backup of the standalone server", { timeout: 240_000 }, () => {
     const restarted = await serverOn(dataDir);
     servers.push(restarted);
     assert.deepEqual(await staging(), []);
-    await stop(restarted.child);
+
+    // Stopping the server cuts a backup being sent rather than wait for its reader.
+    const unread = await fetch(`${restarted.base}/api/admin/backup`, {
+      method: "POST",
+      headers: { AdminSecret: adminSecret },
+    });
+    assert.equal(unread.status, 200);
+    assert.equal(await stop(restarted.child), 0);
+    await assert.rejects(new Response(unread.body).arrayBuffer());
   });
 });

@@ -1,5 +1,6 @@
 import { dirname, join } from "node:path";
 import { removeFile } from "./folders.ts";
+import type { FileGate } from "./gate.ts";
 import type { Journal } from "./journal.ts";
 import { journalFile, listJournals, syncFile, syncFolder } from "./journal-files.ts";
 import type { Partition } from "./partition.ts";
@@ -18,13 +19,18 @@ import type { LowdbSettings } from "./store.ts";
 export class Compactor {
   readonly #settings: LowdbSettings;
   readonly #partitions: () => Partition[];
+  readonly #gate: FileGate;
   #journal: Journal | undefined;
   #running: Promise<void> | undefined;
 
-  /** @param partitions the partitions now in memory: only they can be dirty */
-  constructor(settings: LowdbSettings, partitions: () => Partition[]) {
+  /**
+   * @param partitions the partitions now in memory: only they can be dirty
+   * @param gate what a compaction passes, so that a backup's freeze never sees one half done
+   */
+  constructor(settings: LowdbSettings, partitions: () => Partition[], gate: FileGate) {
     this.#settings = settings;
     this.#partitions = partitions;
+    this.#gate = gate;
   }
 
   /** Starts watching `journal`. */
@@ -64,7 +70,11 @@ export class Compactor {
   }
 
   /** @param rotate starts a new journal file and answers its sequence number */
-  async #compact(rotate: () => Promise<number>): Promise<void> {
+  #compact(rotate: () => Promise<number>): Promise<void> {
+    return this.#gate.changing(() => this.#compactNow(rotate));
+  }
+
+  async #compactNow(rotate: () => Promise<number>): Promise<void> {
     const { directory, durability } = this.#settings;
     const keep = await rotate();
     const written: string[] = [];

@@ -21,6 +21,7 @@
 import type { Durability } from "./journal.ts";
 import { LowdbStore } from "./store.ts";
 
+export type { BackupFiles } from "./backup.ts";
 export { JournalCorruptError, SnapshotCorruptError } from "./errors.ts";
 export type { Durability } from "./journal.ts";
 export { StoreLockedError } from "./lock.ts";

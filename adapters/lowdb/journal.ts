@@ -75,6 +75,14 @@ export class Journal {
   }
 
   /**
+   * The file written now and its length up to the end of its last written batch: every
+   * entry acknowledged so far lies in it below that length, or in an older file.
+   */
+  get position(): { seq: number; bytes: number } {
+    return { seq: this.#seq, bytes: this.#size };
+  }
+
+  /**
    * Queues `entry`, whose change the caller has already made in memory.
    * @param undo takes that change back; called if the entry cannot be written
    * @returns settles once the entry's batch is written (or failed)

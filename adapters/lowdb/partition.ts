@@ -1,4 +1,5 @@
 import { moveAway, removeTree } from "./folders.ts";
+import type { FileGate } from "./gate.ts";
 import type { Journal } from "./journal.ts";
 import type { JournalEntry, RecordChange } from "./journal-entries.ts";
 import { Mutex } from "./mutex.ts";
@@ -34,13 +35,17 @@ export class Partition implements SegmentOwner {
   readonly #journal: Journal;
   readonly #mutex = new Mutex();
   readonly #writes = new PendingWrites();
+  readonly #gate: FileGate;
 
+  /** @param gate what moving the folder away passes, so that a backup sees it or none of it */
   constructor(
     place: PartitionPlace,
     settings: { segmentSize: number; orderFields: readonly string[] },
     cache: SegmentCache<Partition>,
     journal: Journal,
+    gate: FileGate,
   ) {
+    this.#gate = gate;
     this.collection = place.collection;
     this.name = place.name;
     this.folder = place.folder;
@@ -144,7 +149,7 @@ export class Partition implements SegmentOwner {
   }
 
   async #removeFolder(): Promise<void> {
-    const tombstone = await moveAway(this.folder);
+    const tombstone = await this.#gate.changing(() => moveAway(this.folder));
     this.view.reset();
     if (tombstone) await removeTree(tombstone);
   }

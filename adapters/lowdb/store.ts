@@ -11,10 +11,12 @@ import {
   type WriteOptions,
 } from "formwork/ports";
 import { copyRecord, type PartitionPlace, scanPartitions } from "formwork/ports/kit";
+import { type BackupFiles, backupInto } from "./backup.ts";
 import { runBatch } from "./batch.ts";
 import { Compactor } from "./compactor.ts";
 import { lowdbError, SnapshotCorruptError } from "./errors.ts";
 import { decodeName, partitionFolder } from "./file-names.ts";
+import { FileGate } from "./gate.ts";
 import { type Durability, Journal } from "./journal.ts";
 import type { JournalEntry } from "./journal-entries.ts";
 import { listJournals, readJournal } from "./journal-files.ts";
@@ -59,6 +61,7 @@ export class LowdbStore implements Store {
   // Partitions with no segment loaded, kept for their manifest (pages read segment files
   // without loading them), least recently used first; at most `KEPT_MANIFESTS` of them.
   readonly #unloaded = new Map<string, Partition>();
+  readonly #gate = new FileGate();
   #opened: Promise<Opened> | undefined;
   #closed = false;
 
@@ -184,6 +187,23 @@ export class LowdbStore implements Store {
     return this.#within(collection, partition, (p) => p.clear());
   }
 
+  /**
+   * Writes into `target` a copy of the store that a store can be opened on, holding every
+   * write acknowledged before the call, while calls go on: see `backup.ts`. Compaction and
+   * partition deletions wait while the files are gathered (hard links, so briefly); record
+   * reads and writes do not. Put `target` on the same file system as the store's directory
+   * (files are copied, not linked, elsewhere) and outside it.
+   * @param target a folder that does not exist yet; its parent must
+   * @returns how many files and bytes the copy holds
+   * @throws when a file cannot be linked or copied; `target` may then hold part of a copy,
+   *   which the caller removes
+   */
+  async backupInto(target: string): Promise<BackupFiles> {
+    if (this.#closed) throw lowdbError("the store is closed");
+    const { journal } = await this.#open();
+    return backupInto(this.#settings.directory, target, journal, this.#gate);
+  }
+
   /** Waits for the journal, writes every snapshot, and releases the directory. */
   async close() {
     if (this.#closed) return;
@@ -220,7 +240,8 @@ export class LowdbStore implements Store {
       const files: JournalEntry[][] = [];
       for (const old of replayed) files.push(await readJournal(directory, old, warn));
       const seq = (replayed.at(-1) ?? 0) + 1;
-      const compactor = new Compactor(this.#settings, () => [...this.#partitions.values()]);
+      const partitions = () => [...this.#partitions.values()];
+      const compactor = new Compactor(this.#settings, partitions, this.#gate);
       journal = await Journal.open(directory, seq, durability, (bytes) => compactor.grown(bytes));
       compactor.start(journal);
       for (const entry of files.flat()) {
@@ -272,7 +293,7 @@ export class LowdbStore implements Store {
     let partition = this.#partitions.get(folder);
     if (!partition) {
       const place = { collection, name, folder };
-      partition = new Partition(place, this.#settings, this.#cache, journal);
+      partition = new Partition(place, this.#settings, this.#cache, journal, this.#gate);
       this.#partitions.set(folder, partition);
     }
     return partition;
@@ -285,7 +306,7 @@ export class LowdbStore implements Store {
     const { journal } = await this.#open();
     // Read under a name of its own: the real one is what this finds out.
     const place = { collection, name: `\u0000${folder}`, folder };
-    const partition = new Partition(place, this.#settings, this.#cache, journal);
+    const partition = new Partition(place, this.#settings, this.#cache, journal, this.#gate);
     const records = await partition.run(async () =>
       (await partition.view.allSegments()).flatMap((s) => [...s.records.values()]),
     );

@@ -5,9 +5,13 @@
  *   npm run admin -- create-account --email you@example.com
  *   npm run admin -- list-tokens --user-id 'local|…'
  *   npm run admin -- revoke-token --token-id …
- *   npm run admin -- copy --to cosmos      (offline: DATA_DIR to Cosmos DB and Azure Blob)
+ *   npm run admin -- backup <folder>       (a copy of the running server's DATA_DIR)
  *
- *   npm run admin -- verify          (offline: the server stopped)
+ * and offline, on the stopped server's DATA_DIR itself:
+ *
+ *   npm run admin -- verify
+ *   npm run admin -- repair
+ *   npm run admin -- copy --to cosmos      (DATA_DIR to Cosmos DB and Azure Blob)
  *
  * Run with the server's environment, it finds the server (`PUBLIC_URL`, else `HOST` and
  * `PORT`) and its admin secret (`ADMIN_SECRET`, else the file in `DATA_DIR`) by itself.
@@ -19,18 +23,22 @@ import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.
 import { readConfig } from "./config.ts";
 
 async function main(argv: string[]): Promise<number> {
-  // Offline commands work on DATA_DIR itself, not through the admin API; each module is
-  // loaded only for its command (they bring the store adapters and the Azure SDKs).
+  // Commands with a module of their own, loaded only for them: the offline ones work on
+  // DATA_DIR itself (they bring the store adapters and the Azure SDKs); backup streams.
   const helped = argv[0] === "help" && argv.length === 2;
-  const offline = helped ? argv[1] : argv[0];
-  const offlineArgs = helped ? ["--help"] : argv.slice(1);
-  if (offline === "verify" || offline === "repair") {
+  const own = helped ? argv[1] : argv[0];
+  const ownArgs = helped ? ["--help"] : argv.slice(1);
+  if (own === "verify" || own === "repair") {
     const { runMaintenance } = await import("./store-maintenance.ts");
-    return runMaintenance(offline, offlineArgs);
+    return runMaintenance(own, ownArgs);
   }
-  if (offline === "copy") {
+  if (own === "copy") {
     const { runCopy } = await import("./admin-copy.ts");
-    return runCopy(offlineArgs);
+    return runCopy(ownArgs);
+  }
+  if (own === "backup") {
+    const { runBackup } = await import("./admin-backup.ts");
+    return runBackup(ownArgs);
   }
   let parsed: ReturnType<typeof parse>;
   try {

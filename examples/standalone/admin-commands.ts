@@ -100,6 +100,7 @@ export function usage(): string {
   const lines = [
     ...commands.map((c) => [synopsis(c), c.summary]),
     ["copy --to cosmos", "copy DATA_DIR to Cosmos DB and Azure Blob (server stopped)"],
+    ["backup <folder>", "copy the running server's data into <folder> while it serves"],
     ["help [<command>]", "print this usage, or one command's"],
     ...offlineCommands.map(([name, summary]) => [name, `offline: ${summary}`]),
   ];

@@ -38,11 +38,16 @@ export function optionsFrom(config: ServerConfig) {
 /**
  * Serves `service` on the configured host and port, cutting off clients that take longer
  * than the configured timeouts to send their headers or their request, and prints the `listening on` line with
- * `note`. On SIGINT or SIGTERM it stops accepting connections, lets the requests in flight
+ * `note`. `beside`, when given, sees each request first and answers those it returns `true` for. On SIGINT or SIGTERM it stops accepting connections, lets the requests in flight
  * finish and their answers go out, closes the service (pending writes, queued webhook
  * deliveries handed back), then exits 0. A port in use is one line on stderr and exit 1.
  */
-export function serveUntilStopped(service: FormService, config: ServerConfig, note: string) {
+export function serveUntilStopped(
+  service: FormService,
+  config: ServerConfig,
+  note: string,
+  beside?: (incoming: IncomingMessage, outgoing: ServerResponse) => boolean,
+) {
   const server = createServer(
     {
       headersTimeout: config.headersTimeoutMs,
@@ -52,6 +57,7 @@ export function serveUntilStopped(service: FormService, config: ServerConfig, no
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, config.headersTimeoutMs / 4)),
     },
     (incoming, outgoing) => {
+      if (beside?.(incoming, outgoing)) return;
       listener ??= bridgeTo(service);
       listener.then(
         (listen) => listen(incoming, outgoing),

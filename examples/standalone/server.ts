@@ -10,6 +10,8 @@ import {
   SnapshotCorruptError,
   StoreLockedError,
 } from "formwork/adapters/lowdb";
+import { backupRoute } from "./backup-route.ts";
+import { removeStaleStaging } from "./backup-staging.ts";
 import {
   readConfig,
   resolveAdminSecret,
@@ -41,6 +43,8 @@ try {
   } else throw error;
   process.exit(1);
 }
+// Backups a crash cut short; the lock is ours now, so no other process is making one.
+await removeStaleStaging(config.dataDir);
 const service = createFormService({
   store,
   blobs: createFsBlobStore({
@@ -54,4 +58,12 @@ const service = createFormService({
 });
 
 const where = config.adminSecret ? "ADMIN_SECRET" : `${config.dataDir}/admin-secret`;
-serveUntilStopped(service, config, `admin secret: ${where}`);
+const backups = backupRoute({
+  dataDir: config.dataDir,
+  store,
+  service,
+  warn: (message) => console.error(`formwork: ${message}`),
+});
+// A stop does not wait for a backup being sent (at its pace that may take minutes).
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, backups.stop);
+serveUntilStopped(service, config, `admin secret: ${where}`, backups.handle);

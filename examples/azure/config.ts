@@ -92,3 +92,19 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (value === "0" || value === "1") return value === "1";
   throw new Error(`${name} must be 0 or 1, not ${JSON.stringify(value)}`);
 }
+
+/**
+ * The Cosmos DB store's options that the settings name: the account, the database and
+ * container (created on first use if missing), and how to reach the account. The server adds
+ * its recovery settings; the copy turns recovery off.
+ */
+export function cosmosOptionsOf(config: AzureConfig) {
+  return {
+    endpoint: config.cosmosEndpoint,
+    key: config.cosmosKey,
+    databaseId: config.cosmosDatabase,
+    containerId: config.cosmosContainer,
+    endpointDiscovery: config.cosmosEndpointDiscovery,
+    createIfMissing: true,
+  };
+}

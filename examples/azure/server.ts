@@ -8,18 +8,13 @@ import { createAzureBlobStore } from "formwork/adapters/azure-blob";
 import { createCosmosStore } from "formwork/adapters/cosmos";
 import { resolveAdminSecret, resolveCustomerTokenSecret } from "../standalone/config.ts";
 import { optionsFrom, serveUntilStopped } from "../standalone/serve.ts";
-import { readAzureConfig } from "./config.ts";
+import { cosmosOptionsOf, readAzureConfig } from "./config.ts";
 
 const config = readAzureConfig(process.env);
 const options = optionsFrom(config);
 const service = createFormService({
   store: createCosmosStore({
-    endpoint: config.cosmosEndpoint,
-    key: config.cosmosKey,
-    databaseId: config.cosmosDatabase,
-    containerId: config.cosmosContainer,
-    endpointDiscovery: config.cosmosEndpointDiscovery,
-    createIfMissing: true,
+    ...cosmosOptionsOf(config),
     recoveryIntervalMs: config.cosmosRecoveryIntervalMs,
     intentGraceMs: config.cosmosIntentGraceMs,
     onRecoveryError: (error) =>

@@ -16,9 +16,9 @@ import { type CopyReport, copyStore } from "formwork";
 import { createAzureBlobStore } from "formwork/adapters/azure-blob";
 import { createCosmosStore } from "formwork/adapters/cosmos";
 import { createFsBlobStore } from "formwork/adapters/fs";
-import { createLowdbStore, JournalCorruptError, StoreLockedError } from "formwork/adapters/lowdb";
-import { type AzureConfig, readAzureConfig } from "../azure/config.ts";
+import { type AzureConfig, cosmosOptionsOf, readAzureConfig } from "../azure/config.ts";
 import { copyProgress } from "./copy-progress.ts";
+import { openDataStore, recordsFolder } from "./data-store.ts";
 
 /** The usage of `copy`. */
 export const copyUsage = `usage: npm run admin -- copy --to cosmos
@@ -55,7 +55,7 @@ export async function runCopy(argv: string[]): Promise<number> {
     return 2;
   }
   const config = readAzureConfig(process.env);
-  const records = join(config.dataDir, "records");
+  const records = recordsFolder(config.dataDir);
   try {
     await access(records);
   } catch {
@@ -65,7 +65,7 @@ export async function runCopy(argv: string[]): Promise<number> {
   console.log(
     `copying ${config.dataDir} to Cosmos DB ${config.cosmosDatabase}/${config.cosmosContainer} and Azure Blob Storage`,
   );
-  const report = await copyToAzure(config, records);
+  const report = await copyToAzure(config);
   if (!report) return 1;
   console.log(reportTable(report));
   if (!report.matches) {
@@ -75,26 +75,11 @@ export async function runCopy(argv: string[]): Promise<number> {
 }
 
 /** Opens both sides and copies. @returns the report, or `undefined` when DATA_DIR is in use */
-async function copyToAzure(config: AzureConfig, records: string) {
-  const from = createLowdbStore({ directory: records });
-  try {
-    await from.open();
-  } catch (error) {
-    if (error instanceof StoreLockedError) {
-      console.error(
-        `DATA_DIR ${config.dataDir} is in use by another Formwork process (pid ${error.pid}); stop the server first`,
-      );
-    } else if (error instanceof JournalCorruptError) console.error(error.message);
-    else throw error;
-    return undefined;
-  }
+async function copyToAzure(config: AzureConfig) {
+  const from = await openDataStore(config.dataDir, "; stop the server first");
+  if (!from) return undefined;
   const to = createCosmosStore({
-    endpoint: config.cosmosEndpoint,
-    key: config.cosmosKey,
-    databaseId: config.cosmosDatabase,
-    containerId: config.cosmosContainer,
-    endpointDiscovery: config.cosmosEndpointDiscovery,
-    createIfMissing: true,
+    ...cosmosOptionsOf(config),
     // The copy writes plain creates, never intents: the servers' recovery is theirs to run.
     recoveryIntervalMs: 0,
   });

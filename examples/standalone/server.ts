@@ -4,12 +4,6 @@
  */
 import { createFormService } from "formwork";
 import { createFsBlobStore } from "formwork/adapters/fs";
-import {
-  createLowdbStore,
-  JournalCorruptError,
-  SnapshotCorruptError,
-  StoreLockedError,
-} from "formwork/adapters/lowdb";
 import { backupRoute } from "./backup-route.ts";
 import { removeStaleStaging } from "./backup-staging.ts";
 import {
@@ -19,30 +13,14 @@ import {
   resolveSigningSecret,
   secureDataDir,
 } from "./config.ts";
+import { openDataStore } from "./data-store.ts";
 import { optionsFrom, serveUntilStopped } from "./serve.ts";
 
 const config = readConfig(process.env);
 await secureDataDir(config);
-const store = createLowdbStore({ directory: `${config.dataDir}/records` });
-try {
-  // Opening now, not on the first request: a second server on the same DATA_DIR stops here.
-  await store.open();
-} catch (error) {
-  if (error instanceof StoreLockedError) {
-    console.error(
-      `DATA_DIR ${config.dataDir} is in use by another Formwork process (pid ${error.pid})`,
-    );
-  } else if (error instanceof JournalCorruptError) {
-    // It names the file, the byte and what to do: the whole story, with no stack to read.
-    console.error(error.message);
-  } else if (error instanceof SnapshotCorruptError) {
-    // The journal's replay needs a damaged snapshot file.
-    console.error(
-      `${error.message}. Restore the folder from a backup, or run npm run admin -- repair: it moves the file aside and says which records it held`,
-    );
-  } else throw error;
-  process.exit(1);
-}
+// Opening now, not on the first request: a second server on the same DATA_DIR stops here.
+const store = await openDataStore(config.dataDir);
+if (!store) process.exit(1);
 // Backups a crash cut short; the lock is ours now, so no other process is making one.
 await removeStaleStaging(config.dataDir);
 const service = createFormService({

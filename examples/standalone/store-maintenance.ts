@@ -9,11 +9,11 @@
 import {
   createLowdbStore,
   repairLowdbStore,
-  StoreLockedError,
   type StoreReport,
   verifyLowdbStore,
 } from "formwork/adapters/lowdb";
 import { readConfig } from "./config.ts";
+import { recordsFolder, refusalOf } from "./data-store.ts";
 import { type CounterFault, checkCounters } from "./store-check.ts";
 
 const help = `usage: npm run admin -- verify | repair
@@ -37,12 +37,11 @@ export async function runMaintenance(name: "verify" | "repair", rest: string[]):
     return 2;
   }
   const { dataDir } = readConfig(process.env);
-  const directory = `${dataDir}/records`;
+  const directory = recordsFolder(dataDir);
   try {
     return name === "verify" ? await verify(directory) : await repair(directory);
   } catch (error) {
-    if (!(error instanceof StoreLockedError)) throw error;
-    console.error(`DATA_DIR ${dataDir} is in use by another Formwork process (pid ${error.pid})`);
+    console.error(refusalOf(error, dataDir));
     return 1;
   }
 }

@@ -3,15 +3,14 @@
  * a running server (backup, then restore: stop, replace the folder, start).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { readFile, rm, symlink } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { adminSecret, fileBytes, fileForm, json, post, scratch } from "./backup-fixture.ts";
-import { readmeShellBlocks } from "./readme-walkthrough.ts";
-import { freePort, root, start } from "./server-process.ts";
+import { lookLikeTheProject, readmeShellBlocks, runBash } from "./readme-walkthrough.ts";
+import { freePort, start } from "./server-process.ts";
 
 const folders: string[] = [];
 after(() => Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true }))));
@@ -28,20 +27,9 @@ async function serverPid(dataDir: string): Promise<number> {
 
 describe("the README's backup and restore", { timeout: 180_000 }, () => {
   it("runs as written: the restored server serves what was there before the backup", async () => {
-    // A folder that looks like the project to `npm run` and `npm start`.
     const folder = await scratch("readme-backup");
     folders.push(folder);
-    for (const name of [
-      "package.json",
-      "node_modules",
-      "tsconfig.json",
-      "src",
-      "adapters",
-      "examples",
-      "build",
-    ]) {
-      await symlink(join(root, name), join(folder, name));
-    }
+    await lookLikeTheProject(folder);
     const dataDir = join(folder, "data");
     const port = String(await freePort());
     const env = { DATA_DIR: dataDir, PORT: port, ADMIN_SECRET: adminSecret };
@@ -51,15 +39,7 @@ describe("the README's backup and restore", { timeout: 180_000 }, () => {
 
     const script = (await readmeShellBlocks(["Backups and recovery"])).join("\n");
     assert.match(script, /npm run admin -- backup/);
-    const bash = spawn("bash", ["-euo", "pipefail", "-c", script], {
-      cwd: folder,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    bash.stdout.on("data", (chunk) => (output += chunk));
-    bash.stderr.on("data", (chunk) => (output += chunk));
-    const code = await new Promise<number | null>((resolve) => bash.once("exit", resolve));
+    const { code, output } = await runBash(script, folder, env);
     assert.equal(code, 0, output);
     assert.match(output, /backup of http:\/\/127\.0\.0\.1:\d+ written to /);
     // The restore block checks the copy before the server starts on it.

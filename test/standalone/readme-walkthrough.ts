@@ -37,6 +37,17 @@ export interface WalkThroughRun {
 export async function runReadmeWalkThrough(env: Record<string, string>): Promise<WalkThroughRun> {
   const script = (await readmeShellBlocks(["A walk through with curl", "Partners"])).join("\n");
   const folder = await mkdtemp(join(tmpdir(), "formwork-readme-"));
+  await lookLikeTheProject(folder);
+  const { code, output } = await runBash(script, folder, env);
+  return { code, output, folder, cleanUp: () => rm(folder, { recursive: true, force: true }) };
+}
+
+/**
+ * Makes `folder` look like the project to `npm run` and `npm start`: links to its
+ * package.json, node_modules, sources and the built server, so that the files a README
+ * block writes land there and not in the repository.
+ */
+export async function lookLikeTheProject(folder: string): Promise<void> {
   for (const name of [
     "package.json",
     "node_modules",
@@ -44,10 +55,19 @@ export async function runReadmeWalkThrough(env: Record<string, string>): Promise
     "src",
     "adapters",
     "examples",
+    "build",
   ])
     await symlink(join(root, name), join(folder, name));
+}
+
+/** Runs `script` under `bash -euo pipefail` in `cwd` with `env` added; its exit code and output. */
+export async function runBash(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   const child = spawn("bash", ["-euo", "pipefail", "-c", script], {
-    cwd: folder,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -55,7 +75,7 @@ export async function runReadmeWalkThrough(env: Record<string, string>): Promise
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { code, output, folder, cleanUp: () => rm(folder, { recursive: true, force: true }) };
+  return { code, output };
 }
 
 /** Asserts that a run finished, every call succeeded, and the download is the upload. */

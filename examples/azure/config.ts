@@ -32,6 +32,11 @@ export interface AzureConfig extends ServerConfig {
    * more than a write takes plus the clock skew between instances. Default 10000.
    */
   cosmosIntentGraceMs: number;
+  /**
+   * `COSMOS_REQUEST_TIMEOUT_MS`: how long one Cosmos DB request may take before it counts as
+   * failed (the request then answers 503). Default 10000.
+   */
+  cosmosRequestTimeoutMs: number;
   /** `AZURE_STORAGE_CONNECTION_STRING`: a connection string with the account key. */
   storageConnectionString: string;
   /**
@@ -65,6 +70,7 @@ export function readAzureConfig(env: NodeJS.ProcessEnv): AzureConfig {
     cosmosEndpointDiscovery: flag(env, "COSMOS_ENDPOINT_DISCOVERY", true),
     cosmosRecoveryIntervalMs: milliseconds(env, "COSMOS_RECOVERY_INTERVAL_MS", 10_000),
     cosmosIntentGraceMs: milliseconds(env, "COSMOS_INTENT_GRACE_MS", 10_000),
+    cosmosRequestTimeoutMs: positiveMilliseconds(env, "COSMOS_REQUEST_TIMEOUT_MS", 10_000),
     storageConnectionString: required(env, "AZURE_STORAGE_CONNECTION_STRING"),
     customerTokenSecret: env.CUSTOMER_TOKEN_SECRET || undefined,
     trustProxy: env.TRUST_PROXY === "1",
@@ -86,6 +92,12 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): n
   return Number(value);
 }
 
+function positiveMilliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = milliseconds(env, name, fallback);
+  if (value === 0) throw new Error(`${name} must be at least 1 millisecond, not 0`);
+  return value;
+}
+
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const value = env[name];
   if (!value) return fallback;
@@ -105,6 +117,7 @@ export function cosmosOptionsOf(config: AzureConfig) {
     databaseId: config.cosmosDatabase,
     containerId: config.cosmosContainer,
     endpointDiscovery: config.cosmosEndpointDiscovery,
+    requestTimeoutMs: config.cosmosRequestTimeoutMs,
     createIfMissing: true,
   };
 }

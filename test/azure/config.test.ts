@@ -45,4 +45,17 @@ describe("the Azure server's configuration", () => {
       /COSMOS_ENDPOINT must be a URL/,
     );
   });
+
+  it("takes COSMOS_REQUEST_TIMEOUT_MS as a whole, positive number of milliseconds", () => {
+    assert.equal(readAzureConfig(complete).cosmosRequestTimeoutMs, 10_000);
+    const set = readAzureConfig({ ...complete, COSMOS_REQUEST_TIMEOUT_MS: "60000" });
+    assert.equal(set.cosmosRequestTimeoutMs, 60_000);
+    for (const wrong of ["0", "-1", "1.5", "soon"]) {
+      assert.throws(
+        () => readAzureConfig({ ...complete, COSMOS_REQUEST_TIMEOUT_MS: wrong }),
+        /^Error: COSMOS_REQUEST_TIMEOUT_MS must be/,
+        wrong,
+      );
+    }
+  });
 });

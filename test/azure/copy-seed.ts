@@ -13,6 +13,9 @@ import { createFormService, type FormService } from "../../src/index.ts";
 import { formInput, type TestUser } from "../helpers.ts";
 import { customerBody } from "../partners/setup.ts";
 
+/** How many forms the seed spreads its submissions over. */
+const formCount = 10;
+
 /** The admin secret of the seeded DATA_DIR's server (ADMIN_SECRET). */
 export const seedAdminSecret = "an admin secret for the copy test";
 
@@ -45,7 +48,12 @@ export interface StandaloneAnswers {
   customerForms: unknown;
 }
 
-/** Writes `submissions` submissions to one form, every `fileEvery`-th with a file. */
+/**
+ * Writes `submissions` submissions spread over {@link formCount} forms of one owner, every
+ * `fileEvery`-th with a file; the answers compared are those of the first form. Spread, as a
+ * store of that size would be: S5 on the Cosmos DB stand-in sorts a partition without an index,
+ * and over 10,000 items in one it takes about 11 s, past the SDK's request timeout.
+ */
 export async function seedDataDir(
   dataDir: string,
   submissions: number,
@@ -70,34 +78,40 @@ export async function seedDataDir(
   });
   try {
     const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
-    const created = await call(service, "POST", "/api/restricted/form", alice, {
-      ...formInput("Applications", [
-        { unique_system_name: "name_1", type: "text", label: "Name", required: true },
-        {
-          unique_system_name: "cv_2",
-          type: "file",
-          label: "CV",
-          max_files: 1,
-          max_file_size: 1024,
-        },
-      ]),
-    });
-    const formId = created.id as string;
+    const newForm = () =>
+      call(service, "POST", "/api/restricted/form", alice, {
+        ...formInput("Applications", [
+          { unique_system_name: "name_1", type: "text", label: "Name", required: true },
+          {
+            unique_system_name: "cv_2",
+            type: "file",
+            label: "CV",
+            max_files: 1,
+            max_file_size: 1024,
+          },
+        ]),
+      });
+    const formIds: string[] = [];
+    for (let n = 0; n < formCount; n++) formIds.push((await newForm()).id as string);
+    const formId = formIds[0] as string;
     let files = 0;
     let last = { submissionId: "", fileId: "", fileBytes: "" };
     const postOne = async (n: number) => {
+      const formOf = formIds[n % formCount] as string;
       const values = [{ unique_system_name: "name_1", submitted_value: `applicant ${n}` }];
       let fileId = "";
       const fileBytes = `curriculum vitae of applicant ${n}\n`;
       if (n % fileEvery === 0) {
-        fileId = await upload(service, formId, fileBytes, `cv ${n}.txt`);
+        fileId = await upload(service, formOf, fileBytes, `cv ${n}.txt`);
         values.push({ unique_system_name: "cv_2", submitted_value: fileId });
         files++;
       }
-      const posted = await call(service, "POST", `/api/form/${formId}/submission`, undefined, {
+      const posted = await call(service, "POST", `/api/form/${formOf}/submission`, undefined, {
         form_fields: values,
       });
-      if (fileId) last = { submissionId: posted.id as string, fileId, fileBytes };
+      if (fileId && formOf === formId) {
+        last = { submissionId: posted.id as string, fileId, fileBytes };
+      }
     };
     let next = 0;
     const worker = async () => {

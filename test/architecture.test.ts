@@ -511,6 +511,7 @@ describe("the public API, one entry per audience", () => {
       "queryAll",
       "retryOnConflict",
       "safeFilename",
+      "scanAll",
       "scanPartitions",
       "serviceQueries",
       "updateRecord",

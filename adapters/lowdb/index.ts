@@ -27,7 +27,6 @@ export type { Durability } from "./journal.ts";
 export { StoreLockedError } from "./lock.ts";
 export { type RepairReport, type RepairStep, repairLowdbStore } from "./repair.ts";
 export type { LowdbStore } from "./store.ts";
-export { listLowdbPartitions } from "./store-files.ts";
 export { type StoreFinding, type StoreReport, verifyLowdbStore } from "./verify.ts";
 
 /** Options of {@link createLowdbStore}. */

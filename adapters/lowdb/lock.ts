@@ -171,3 +171,24 @@ async function removeLockFolder(folder: string): Promise<void> {
     if (!isNotFound(cause)) throw lowdbError(`cannot remove the stale lock ${folder}`, cause);
   }
 }
+
+/**
+ * Runs `work` on a stopped store's directory while holding its lock, as a store would: for the
+ * offline tools (verify, repair).
+ * @throws {StoreLockedError} when a running process holds the directory
+ * @throws naming the directory when there is none
+ */
+export async function withStoreLock<T>(directory: string, work: () => Promise<T>): Promise<T> {
+  try {
+    await stat(directory);
+  } catch (cause) {
+    if (isNotFound(cause)) throw lowdbError(`there is no store at ${directory}`);
+    throw lowdbError(`cannot read ${directory}`, cause);
+  }
+  const release = await lockDirectory(directory, () => {});
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}

@@ -14,6 +14,7 @@ import { isNotFound, type PartitionPlace } from "formwork/ports/kit";
 import { lowdbError } from "./errors.ts";
 import { decodedPrefix, decodeName, encodeName, isShortened, NAME_FILE } from "./file-names.ts";
 import { listFolders } from "./folders.ts";
+import { LOCK_FOLDER } from "./lock.ts";
 
 /** A partition folder of the store, and its names when known without reading it. */
 export interface PartitionFolder {
@@ -37,11 +38,14 @@ export async function noteNames(folder: string, place: PartitionPlace): Promise<
   }
 }
 
-/** Every partition folder under `directory`, each with its names when they decode or are noted. */
+/**
+ * Every partition folder under `directory`, sorted, each with its names when they decode or
+ * are noted; hidden folders (tombstones, damaged files moved aside) left out.
+ */
 export async function partitionFolders(directory: string): Promise<PartitionFolder[]> {
   const found: PartitionFolder[] = [];
   for (const collection of await listFolders(directory)) {
-    if (collection === "formwork.lock") continue;
+    if (collection === LOCK_FOLDER) continue;
     const collectionName = decodeName(collection);
     for (const partition of await listFolders(join(directory, collection))) {
       const folder = join(directory, collection, partition);
@@ -53,7 +57,7 @@ export async function partitionFolders(directory: string): Promise<PartitionFold
       found.push({ folder, place });
     }
   }
-  return found;
+  return found.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
 }
 
 /**

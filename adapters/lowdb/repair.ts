@@ -4,11 +4,12 @@ import { compareValues } from "formwork/ports/kit";
 import { partitionFolder } from "./file-names.ts";
 import { decodeEntries, entriesFrom, type RecordChange } from "./journal-entries.ts";
 import { journalFile, listJournals } from "./journal-files.ts";
+import { withStoreLock } from "./lock.ts";
 import { encodeManifest, type ManifestEntry } from "./manifest.ts";
 import { checkPartition, type PartitionCheck, readOptional } from "./partition-check.ts";
+import { partitionFolders } from "./partition-names.ts";
 import type { Bounds } from "./segments.ts";
 import { boundValue, type Entry } from "./snapshot-format.ts";
-import { partitionFolders, withStoreLock } from "./store-files.ts";
 
 /** One thing {@link repairLowdbStore} did: the file, where in it, what it did and dropped. */
 export interface RepairStep {

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { decodeEntries } from "./journal-entries.ts";
 import { journalFile, listJournals } from "./journal-files.ts";
+import { withStoreLock } from "./lock.ts";
 import { checkPartition, readOptional } from "./partition-check.ts";
-import { partitionFolders, withStoreLock } from "./store-files.ts";
+import { partitionFolders } from "./partition-names.ts";
 
 /** One finding of {@link verifyLowdbStore}: the file, where in it, what is wrong. */
 export interface StoreFinding {

@@ -14,8 +14,8 @@
  *
  * Inventory counts and the per-address unclaimed counts are not checked.
  */
-import { listLowdbPartitions } from "formwork/adapters/lowdb";
-import type { Page, Store, Stored, StoreRecord } from "formwork/ports";
+import type { Store, Stored, StoreRecord } from "formwork/ports";
+import { scanAll } from "formwork/ports/kit";
 
 /** The collections read, as src/domain/records/collections.ts names them. */
 const forms = "forms";
@@ -38,41 +38,57 @@ interface Counter {
   counts: Record<string, number>;
 }
 
-interface Attachment extends StoreRecord {
-  id: string;
-  file_size: number;
-  submission_id: string | null;
+/** What one form's records make of its counts, tallied by one scan of the store. */
+interface FormTally {
+  owner: string | undefined;
+  submissions: number;
+  /** Submissions per month of creation (`YYYY-MM`, UTC). */
+  months: Map<string, number>;
+  bytes: number;
+  unclaimed: number;
 }
 
-/** Checks every counter listed above in a store opened on `directory` (the lowdb folder). */
-export async function checkCounters(store: Store, directory: string): Promise<CounterFault[]> {
+/** Checks every counter listed above in `store`, reading it whole once (`Store.scan`). */
+export async function checkCounters(store: Store): Promise<CounterFault[]> {
+  const tallies = new Map<string, FormTally>();
+  const tallyOf = (formId: string) => {
+    let tally = tallies.get(formId);
+    if (!tally) {
+      tally = { owner: undefined, submissions: 0, months: new Map(), bytes: 0, unclaimed: 0 };
+      tallies.set(formId, tally);
+    }
+    return tally;
+  };
+  await scanAll(store, ({ collection, partition, record }) => {
+    const fields = record as StoreRecord & Record<string, unknown>;
+    if (collection === forms) tallyOf(partition).owner = String(fields.owner_user_id);
+    else if (collection === submissions) {
+      const tally = tallyOf(partition);
+      tally.submissions++;
+      const month = String(fields.created_date_utc).slice(0, 7);
+      tally.months.set(month, (tally.months.get(month) ?? 0) + 1);
+    } else if (collection === attachments) {
+      const tally = tallyOf(partition);
+      const size = Number(fields.file_size);
+      tally.bytes += size;
+      if (fields.submission_id === null) tally.unclaimed += size;
+    }
+  });
   const faults: CounterFault[] = [];
   const owners = new Map<string, { bytes: number; months: Map<string, number> }>();
-  for (const formId of await listLowdbPartitions(directory, forms)) {
-    const form = await store.get<{ id: string; owner_user_id: string }>(forms, formId, formId);
-    if (!form) continue;
-    const months = new Map<string, number>();
-    let count = 0;
-    await eachRecord<{ id: string; created_date_utc: string }>(store, submissions, formId, (s) => {
-      count++;
-      const month = s.created_date_utc.slice(0, 7);
-      months.set(month, (months.get(month) ?? 0) + 1);
-    });
-    let bytes = 0;
-    let unclaimed = 0;
-    await eachRecord<Attachment>(store, attachments, formId, (file) => {
-      bytes += file.file_size;
-      if (file.submission_id === null) unclaimed += file.file_size;
-    });
+  for (const [formId, tally] of tallies) {
+    // Records of a form whose record is gone: a deletion the sweep is finishing.
+    if (tally.owner === undefined) continue;
     const place = { collection: formCounters, partition: formId, id: formId };
-    const wanted = { submissions: count, unclaimed_bytes: unclaimed };
+    const wanted = { submissions: tally.submissions, unclaimed_bytes: tally.unclaimed };
     faults.push(...(await compare(store, place, wanted, (has, want) => has !== want)));
-    const owner = form.record.owner_user_id;
-    if (!/^partner_[^|]+\|/.test(owner)) continue;
-    const usage = owners.get(owner) ?? { bytes: 0, months: new Map() };
-    owners.set(owner, usage);
-    usage.bytes += bytes;
-    for (const [month, n] of months) usage.months.set(month, (usage.months.get(month) ?? 0) + n);
+    if (!/^partner_[^|]+\|/.test(tally.owner)) continue;
+    const usage = owners.get(tally.owner) ?? { bytes: 0, months: new Map() };
+    owners.set(tally.owner, usage);
+    usage.bytes += tally.bytes;
+    for (const [month, n] of tally.months) {
+      usage.months.set(month, (usage.months.get(month) ?? 0) + n);
+    }
   }
   for (const [owner, usage] of owners) {
     const storage = { collection: customerCounters, partition: owner, id: "total_file_storage" };
@@ -119,22 +135,4 @@ async function write(
   await store.replace<Counter>(place.collection, place.partition, record, {
     ifMatch: stored.etag,
   });
-}
-
-/** Calls `visit` with every record of a partition, a page at a time (none kept). */
-async function eachRecord<T extends StoreRecord>(
-  store: Store,
-  collection: string,
-  partition: string,
-  visit: (record: T) => void,
-): Promise<void> {
-  let continuation: string | null = null;
-  do {
-    const page: Page<T> = await store.query<T>(collection, partition, {
-      limit: 1000,
-      continuation,
-    });
-    for (const { record } of page.items) visit(record);
-    continuation = page.continuation;
-  } while (continuation);
 }

@@ -64,8 +64,8 @@ async function verify(directory: string): Promise<number> {
 async function repair(directory: string): Promise<number> {
   const { steps, damagedFolder } = await repairLowdbStore(directory);
   for (const step of steps) console.log(line("repaired", { ...step, problem: step.did }));
-  const counters = await withStore(directory, async (store, folder) => {
-    const faults = await checkCounters(store, folder);
+  const counters = await withStore(directory, async (store) => {
+    const faults = await checkCounters(store);
     for (const fault of faults) await fault.fix();
     return faults;
   });
@@ -80,12 +80,12 @@ async function repair(directory: string): Promise<number> {
 /** Runs `work` on the store opened as the server opens it (the journal replayed), then closes it. */
 async function withStore<T>(
   directory: string,
-  work: (store: ReturnType<typeof createLowdbStore>, directory: string) => Promise<T>,
+  work: (store: ReturnType<typeof createLowdbStore>) => Promise<T>,
 ): Promise<T> {
   const store = createLowdbStore({ directory, warn: (message) => console.log(`note: ${message}`) });
   try {
     await store.open();
-    return await work(store, directory);
+    return await work(store);
   } finally {
     await store.close();
   }

@@ -1,3 +1,4 @@
+import { scanAll } from "../ports/partition-scan.ts";
 import type { Store } from "../ports/store.ts";
 
 /** The records of one collection in the source and, after a copy, in the target. */
@@ -26,14 +27,13 @@ export async function countRecords(
 ): Promise<{ total: number; byCollection: Map<string, number> }> {
   const byCollection = new Map<string, number>();
   let total = 0;
-  let continuation: string | null = null;
-  do {
-    const page = await store.scan({ limit: pageSize, continuation });
-    for (const { collection } of page.items) {
+  await scanAll(
+    store,
+    ({ collection }) => {
       byCollection.set(collection, (byCollection.get(collection) ?? 0) + 1);
-    }
-    total += page.items.length;
-    continuation = page.continuation;
-  } while (continuation);
+      total++;
+    },
+    pageSize,
+  );
   return { total, byCollection };
 }

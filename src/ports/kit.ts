@@ -16,7 +16,12 @@ export {
 export { downloadHeaders, safeFilename } from "./download-headers.ts";
 export { etagSource } from "./etags.ts";
 export { compareValues, decodeCursor, evaluateQuery } from "./evaluate-query.ts";
-export { defaultScanLimit, type PartitionPlace, scanPartitions } from "./partition-scan.ts";
+export {
+  defaultScanLimit,
+  type PartitionPlace,
+  scanAll,
+  scanPartitions,
+} from "./partition-scan.ts";
 export { queryAll } from "./query-all.ts";
 export { copyRecord } from "./record-copy.ts";
 export {

@@ -2,8 +2,10 @@ import { Buffer } from "node:buffer";
 import {
   type Page,
   type Query,
+  type ScannedRecord,
   type ScanOptions,
   type ScanPage,
+  type Store,
   StoreContinuationError,
   type StoreRecord,
 } from "./store.ts";
@@ -91,4 +93,21 @@ function decodeScanCursor(token: string): PartitionPlace & { q: string | null } 
     throw new StoreContinuationError();
   }
   return { collection: c, partition: p, q };
+}
+
+/**
+ * Calls `visit` with every record of `store`, a page of `pageSize` at a time (none kept):
+ * `Store.scan` read to its end, for tools that tally a whole store.
+ */
+export async function scanAll(
+  store: Store,
+  visit: (item: ScannedRecord) => void,
+  pageSize = defaultScanLimit,
+): Promise<void> {
+  let continuation: string | null = null;
+  do {
+    const page = await store.scan({ limit: pageSize, continuation });
+    for (const item of page.items) visit(item);
+    continuation = page.continuation;
+  } while (continuation);
 }

@@ -35,6 +35,34 @@ function capturingLogger() {
   return { logger, lines, text: () => JSON.stringify(lines) };
 }
 
+/**
+ * F4 (`GET /api/restricted/user/form`, request id `requestId`) on a service whose store throws
+ * `error` from every query: the answer, the log lines and what reached `onError`.
+ */
+async function listFormsWhileQueriesThrow(error: Error, requestId: string) {
+  const { logger, lines } = capturingLogger();
+  const store = createMemoryStore();
+  const failing: Store = {
+    ...store,
+    query: async () => {
+      throw error;
+    },
+  };
+  const reported: unknown[] = [];
+  const service = createFormService({
+    store: failing,
+    webhookPollMs: 0,
+    logger,
+    onError: (unexpected) => reported.push(unexpected),
+  });
+  const alice = await service.admin.createAccount({ email: "alice@example.com" });
+  const answer = await request(service, "GET", "/api/restricted/user/form", {
+    as: alice,
+    headers: { "X-Request-Id": requestId },
+  });
+  return { answer, lines, reported };
+}
+
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe("request logs", () => {
@@ -161,28 +189,10 @@ describe("request logs", () => {
   });
 
   it("sends unexpected errors to logger.error with the request id and to onError", async () => {
-    const { logger, lines } = capturingLogger();
-    const store = createMemoryStore();
-    const failing: Store = {
-      ...store,
-      query: async () => {
-        throw new Error("disk on fire", {
-          cause: Object.assign(new Error("EIO"), { code: "EIO" }),
-        });
-      },
-    };
-    const reported: unknown[] = [];
-    const service = createFormService({
-      store: failing,
-      webhookPollMs: 0,
-      logger,
-      onError: (error) => reported.push(error),
-    });
-    const alice = await service.admin.createAccount({ email: "alice@example.com" });
-    const answer = await request(service, "GET", "/api/restricted/user/form", {
-      as: alice,
-      headers: { "X-Request-Id": "req-1" },
-    });
+    const { answer, lines, reported } = await listFormsWhileQueriesThrow(
+      new Error("disk on fire", { cause: Object.assign(new Error("EIO"), { code: "EIO" }) }),
+      "req-1",
+    );
     assert.equal(answer.status, 500);
     assert.equal(reported.length, 1);
     const [error, line] = lines;
@@ -197,28 +207,10 @@ describe("request logs", () => {
   });
 
   it("says at warn why storage answered 503, naming what the store named, and not to onError", async () => {
-    const { logger, lines } = capturingLogger();
-    const store = createMemoryStore();
-    const failing: Store = {
-      ...store,
-      query: async () => {
-        throw new StoreUnavailableError(
-          "lowdb store: /data/records/forms/x/0.json fails its checksum",
-        );
-      },
-    };
-    const reported: unknown[] = [];
-    const service = createFormService({
-      store: failing,
-      webhookPollMs: 0,
-      logger,
-      onError: (error) => reported.push(error),
-    });
-    const alice = await service.admin.createAccount({ email: "alice@example.com" });
-    const answer = await request(service, "GET", "/api/restricted/user/form", {
-      as: alice,
-      headers: { "X-Request-Id": "req-2" },
-    });
+    const { answer, lines, reported } = await listFormsWhileQueriesThrow(
+      new StoreUnavailableError("lowdb store: /data/records/forms/x/0.json fails its checksum"),
+      "req-2",
+    );
     assert.equal(answer.status, 503);
     assert.equal(answer.body.error, "service_unavailable");
     assert.deepEqual(reported, []);

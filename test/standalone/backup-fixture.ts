@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { type CommandRun, runCommand } from "../run-command.ts";
+import { call } from "./crash-fixture.ts";
 import { freePort, root, start } from "./server-process.ts";
 
 /** The `ADMIN_SECRET` the servers of these tests run with. */
@@ -99,7 +100,7 @@ export async function post(
   return { submissionId: submitted.id, attachmentId: uploaded.id, n };
 }
 
-/** A JSON call. @throws unless it answers 200 */
+/** A JSON call (crash-fixture.ts's `call`). @returns its body @throws unless it answers 200 */
 export async function json(
   server: StandaloneServer,
   method: string,
@@ -107,14 +108,9 @@ export async function json(
   headers: Record<string, string>,
   body?: unknown,
 ) {
-  const response = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  assert.equal(response.status, 200, `${method} ${path}: ${text}`);
-  return JSON.parse(text);
+  const answer = await call(server, method, path, headers, body);
+  assert.equal(answer.status, 200, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
 /** Runs the admin CLI against `server`, as `npm run admin` does but without npm's lines. */

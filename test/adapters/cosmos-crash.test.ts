@@ -213,10 +213,14 @@ describe("cosmos store: a batch cut by kill -9", () => {
 
     it("finishes the post when the writer dies after its commit", async () => {
       const containerId = `c-${randomUUID()}`;
-      const store = open(containerId);
-      const { form, submission, delivery, customer, ops } = await partnerPost(store);
+      // No recovery while the writer lives: with no grace, a run between its prepare and its
+      // commit would rightly abort a write that looks abandoned, and the post never land.
+      const idle = open(containerId, false);
+      const { form, submission, delivery, customer, ops } = await partnerPost(idle);
       // Batch 1: the form's ops, prepared; 2: the quota's commit; 3: the delivery (cut).
       await killedWriting(containerId, ops, 3);
+      await idle.close();
+      const store = open(containerId);
       await eventually(
         async () => (await store.get("webhook_outbox", "due-3", delivery.id)) !== null,
         "the outbox entry written by recovery",

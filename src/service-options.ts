@@ -109,8 +109,9 @@ export interface FormServiceOptions {
   /**
    * How often the service removes attachments that no submission claimed within
    * `limits.attachmentGraceMs` (an upload is released at most this long after its grace
-   * period), and finishes deleting forms whose deletion a crash cut short; 0 turns the timer
-   * off (call `sweepAttachments` yourself).
+   * period), finishes deleting forms whose deletion a crash cut short, and deletes the
+   * submissions past their form's retention. The first sweep runs this long after the start,
+   * or 30 s when that is sooner. 0 turns the timers off (call `sweepAttachments` yourself).
    * @default 600000 (10 minutes)
    */
   sweepIntervalMs?: number;

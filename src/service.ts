@@ -8,7 +8,7 @@ import { type AdminApi, createAdminApi } from "./admin.ts";
 import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
 import type { Context } from "./domain/context.ts";
-import { finishFormDeletions, sweepIdempotencyKeys } from "./domain/flows/index.ts";
+import { finishFormDeletions, sweepIdempotencyKeys, sweepRetention } from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
@@ -30,8 +30,9 @@ export interface FormService {
   admin: AdminApi;
   /**
    * Finishes deleting forms whose deletion a crash cut short (a minute old at least),
-   * removes idempotency keys past their 24 hours, then removes the attachments whose grace
-   * period is over and that no submission holds.
+   * removes idempotency keys past their 24 hours, deletes the submissions past their form's
+   * retention (`securitysettings.submission_retention_days`), then removes the attachments
+   * whose grace period is over and that no submission holds.
    * @returns how many attachments it removed.
    */
   sweepAttachments(): Promise<number>;
@@ -136,32 +137,39 @@ function contextOf(
 
 /**
  * The sweep (forms whose deletion a crash cut short are finished first: their files go with
- * them), run every `intervalMs` (never when 0), one at a time.
- * @returns the sweep, and a stop that ends the timer and waits for the sweep running.
+ * them), run every `intervalMs` (never when 0), one at a time, and first {@link firstSweepMs}
+ * after the start at the latest, so that submissions past their retention go soon after a
+ * start too (docs/design.md §15).
+ * @returns the sweep, and a stop that ends the timers and waits for the sweep running.
  */
 function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {
   const sweep = async () => {
     await finishFormDeletions(ctx);
     await sweepUsedSolutions(ctx);
     await sweepIdempotencyKeys(ctx);
+    await sweepRetention(ctx);
     return sweepAttachments(ctx);
   };
   let sweeping: Promise<void> | undefined;
-  const timer =
-    intervalMs > 0
-      ? setInterval(() => {
-          sweeping ??= sweep()
-            .then(() => {}, onError)
-            .finally(() => {
-              sweeping = undefined;
-            });
-        }, intervalMs).unref()
-      : undefined;
+  const run = () => {
+    sweeping ??= sweep()
+      .then(() => {}, onError)
+      .finally(() => {
+        sweeping = undefined;
+      });
+  };
+  const first =
+    intervalMs > 0 ? setTimeout(run, Math.min(intervalMs, firstSweepMs)).unref() : undefined;
+  const timer = intervalMs > 0 ? setInterval(run, intervalMs).unref() : undefined;
   return {
     sweep,
     stop: async () => {
+      clearTimeout(first);
       clearInterval(timer);
       await sweeping;
     },
   };
 }
+
+/** The longest wait from the start to the first sweep. */
+const firstSweepMs = 30_000;

@@ -48,6 +48,11 @@ export interface ServerConfig {
    * (`MAX_UNCLAIMED_UPLOAD_BYTES`); past it S3 answers 413.
    */
   maxUnclaimedUploadBytes: number;
+  /**
+   * How often the sweep runs (`SWEEP_INTERVAL_MS`): unclaimed uploads, deletions a crash cut
+   * short, submissions past their form's retention; 0 is off.
+   */
+  sweepIntervalMs: number;
 }
 
 /**
@@ -98,6 +103,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     // Renewed every third of it: shorter, and a busy store or event loop would lose claims.
     webhookLeaseMs: wholeNumber(env, "WEBHOOK_LEASE_MS", 30_000, 1000),
     logLevel: logLevelOf(env.LOG_LEVEL),
+    sweepIntervalMs: wholeNumber(env, "SWEEP_INTERVAL_MS", 600_000, 0),
     rateLimitPublicPerMinute: wholeNumber(env, "RATE_LIMIT_PUBLIC_PER_MINUTE", 300, 0),
     rateLimitCredentialPerMinute: wholeNumber(env, "RATE_LIMIT_CREDENTIAL_PER_MINUTE", 3000, 0),
     port,

@@ -27,6 +27,7 @@ export function optionsFrom(config: ServerConfig) {
     // E-mails are retried as webhooks are.
     mailRetry: { retryBaseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
     webhookLeaseMs: config.webhookLeaseMs,
+    sweepIntervalMs: config.sweepIntervalMs,
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: config.allowPrivateWebhooks,
       retryBaseMs: config.webhookRetryBaseMs,

@@ -29,6 +29,11 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
       orderBy: "created_date_utc",
       usedBy: "S5 list submissions, submission export",
     },
+    {
+      where: { created_date_utc: ["lt"] },
+      orderBy: "created_date_utc",
+      usedBy: "the retention sweep (submissions past the form's retention)",
+    },
   ],
   attachments: [{ usedBy: "F3 delete a form (its files' bytes, for the quota)" }],
   form_users: [
@@ -58,6 +63,7 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
     { where: { created_at: ["lt"] }, usedBy: "the sweep of expired idempotency keys" },
   ],
   idempotency_notes: [{ usedBy: "the sweep of expired idempotency keys" }],
+  retention_forms: [{ usedBy: "the retention sweep (the forms that have a retention)" }],
 };
 
 /** Whether `query` on `collection` has one of the shapes of {@link serviceQueries}. */

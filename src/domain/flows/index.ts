@@ -1,9 +1,9 @@
 /**
  * The operations that span concepts, on the floor above them all: S2 posts a submission
  * (the form, its counter and quotas, file claims, the engine's rules, webhook deliveries and
- * the form's actions in one `Store.batch`), S6 edits and S7 deletes one, F3 and the admin
- * API finish form deletions, and F5 renders a form with its settings. Each calls the
- * concepts below it; no concept calls a flow.
+ * the form's actions in one `Store.batch`), S6 edits and S7 deletes one, the retention sweep
+ * deletes old ones, F3 and the admin API finish form deletions, and F5 renders a form with
+ * its settings. Each calls the concepts below it; no concept calls a flow.
  */
 
 export type { Answered } from "../records/idempotency-keys.ts";
@@ -11,6 +11,7 @@ export { sweepIdempotencyKeys } from "../records/idempotency-sweep.ts";
 export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
 export { renderForm } from "./form-rendering.ts";
 export { createSubmissionOnce, updateSubmissionOnce } from "./idempotent-posts.ts";
+export { sweepRetention } from "./retention-sweep.ts";
 export { deleteSubmission } from "./submission-delete.ts";
 export { createSubmission } from "./submission-post.ts";
 export { updateSubmission } from "./submission-update.ts";

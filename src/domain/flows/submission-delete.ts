@@ -5,7 +5,7 @@ import type { Context } from "../context.ts";
 import { formNotFound } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { formCounter, formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
-import { batchAgain } from "../quotas/count-changes.ts";
+import { batchInTurns } from "../quotas/count-changes.ts";
 import { counterOp } from "../quotas/counters.ts";
 import { collections } from "../records/collections.ts";
 import type { AttachmentRecord, SubmissionRecord } from "../records/submission-record.ts";
@@ -27,7 +27,8 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
   let removed: Stored<AttachmentRecord>[] = [];
   let announced = false;
   const rules = compileRules(form);
-  const written = await batchAgain(ctx, async (attempt) => {
+  // In turn with the form's S2s (counter-turns.ts), so that neither makes the other start over.
+  const written = await batchInTurns(ctx, form.id, async (attempt) => {
     if (attempt > 1) {
       stored = await ctx.store.get<SubmissionRecord>(
         collections.submissions,

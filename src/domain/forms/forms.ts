@@ -8,6 +8,7 @@ import { collections } from "../records/collections.ts";
 import { accessForm, type FormAccess, requireRole } from "./form-access.ts";
 import { checkDefinition, type FormDefinition } from "./form-definition.ts";
 import { type FormRecord, type FormSettings, formSummary } from "./form-record.ts";
+import { registerForRetention, retentionDaysOf } from "./form-retention.ts";
 import { createOwnerRecord } from "./form-users.ts";
 import { saveForm } from "./form-writes.ts";
 import { formIdsOf } from "./memberships.ts";
@@ -71,6 +72,8 @@ async function insertForm(
     ...createdAt(ctx.now()),
   };
   await withQuota(ctx, caller.userId, "total_forms", 1, async () => {
+    // A clone of a form with a retention keeps it: registered before it exists.
+    if (retentionDaysOf(form_configuration)) await registerForRetention(ctx, form.id);
     await createOwnerRecord(ctx, form);
     return ctx.store.create(collections.forms, form.id, form);
   });

@@ -71,6 +71,11 @@ export const collections = {
    * partition: the hour (`YYYY-MM-DDTHH`); id: fresh. See `idempotency-sweep.ts`.
    */
   idempotencyNotes: "idempotency_notes",
+  /**
+   * The forms that keep submissions for a limited time, for the retention sweep; one
+   * partition, `all`; id: the form id. See `form-retention.ts`.
+   */
+  retentionForms: "retention_forms",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

@@ -30,6 +30,7 @@ export async function updateSettingsSection(
   for (const destination of settings?.destinations?.(value) ?? []) {
     await refuseUncallable(ctx, "destination", destination);
   }
+  await settings?.beforeSave?.(ctx, formId, value);
   await saveForm(ctx, access, (form) => {
     if (settings?.save) settings.save(form.form_configuration, value);
     else form.form_configuration[section] = value;

@@ -6,6 +6,7 @@
  */
 import type * as v from "valibot";
 import type { ValidationIssue } from "../../../kernel/errors.ts";
+import type { Context } from "../../context.ts";
 import type { FormDefinition, FormField } from "../../forms/form-definition.ts";
 import type { FormRecord } from "../../forms/form-record.ts";
 import type { FormRules, RuleParts } from "../compiled-rules.ts";
@@ -46,6 +47,11 @@ export interface SettingsSection<T extends Record<string, unknown> = Record<stri
    * (destination-check.ts). None: the section names no destination.
    */
   destinations?(value: T): NamedDestination[];
+  /**
+   * What F2 writes before it stores an accepted value: records that must exist whenever the
+   * form holds the value (the retention registry: form-retention.ts). None: nothing.
+   */
+  beforeSave?(ctx: Context, formId: string, value: T): Promise<void>;
   /**
    * How F2 stores an accepted value in the form's configuration.
    * @default the whole value under `form_configuration.<name>`

@@ -1,10 +1,17 @@
 /**
  * `securitysettings` (docs/design.md §11): whether only signed-in callers may see and submit
- * the form (`requires_login`, read where a form is opened to submit: submit-access.ts), and
- * the bot protections its owner switched on (`bot_protection`, read by bot-protection.ts).
+ * the form (`requires_login`, read where a form is opened to submit: submit-access.ts), the
+ * bot protections its owner switched on (`bot_protection`, read by bot-protection.ts), and
+ * how long its submissions are kept (`submission_retention_days`, an extension: the
+ * retention sweep deletes older ones, docs/design.md §15).
  */
 import * as v from "valibot";
 import type { FormRecord } from "../../forms/form-record.ts";
+import {
+  maxRetentionDays,
+  minRetentionDays,
+  registerForRetention,
+} from "../../forms/form-retention.ts";
 import type { SettingsSection } from "./section.ts";
 
 /** The longest `min_fill_seconds`: an hour. */
@@ -22,9 +29,22 @@ const botProtection = v.strictObject({
   ),
 });
 
+const retentionMessage = `must be a whole number of days from ${minRetentionDays} to ${maxRetentionDays}, or null to keep submissions for ever`;
+
+/** Days a submission is kept; absent or `null`: for ever. */
+const retentionDays = v.nullable(
+  v.pipe(
+    v.number(retentionMessage),
+    v.safeInteger(retentionMessage),
+    v.minValue(minRetentionDays, retentionMessage),
+    v.maxValue(maxRetentionDays, retentionMessage),
+  ),
+);
+
 const schema = v.looseObject({
   requires_login: v.optional(v.boolean(), false),
   bot_protection: v.optional(botProtection),
+  submission_retention_days: v.optional(retentionDays),
 });
 
 /** The bot protections of a form; all off when its section has none. */
@@ -36,6 +56,10 @@ const noProtection: BotProtection = { challenge: false, honeypot: false, min_fil
 export const securitySettings: SettingsSection<v.InferOutput<typeof schema>> = {
   name: "securitysettings",
   schema,
+  // The form must be in the retention registry before it holds a retention (form-retention.ts).
+  async beforeSave(ctx, formId, value) {
+    if (value.submission_retention_days != null) await registerForRetention(ctx, formId);
+  },
   // F5 tells clients which protections apply (the hosted page draws its honeypot and fetches
   // a challenge from it); `requires_login` stays the owner's business.
   rendered: {

@@ -37,6 +37,12 @@ export interface FormService {
    */
   sweepAttachments(): Promise<number>;
   /**
+   * Deletes the submissions past their form's retention, as the sweep does (the part of
+   * `sweepAttachments` that does it), for an embedder that runs its own schedule.
+   * @returns how many submissions it deleted.
+   */
+  sweepRetention(): Promise<number>;
+  /**
    * Stops the service: answers every later request 503 `service_unavailable`, waits for the
    * requests in flight to finish and for the e-mails they left sending, stops the webhook
    * worker (handing its deliveries back), then closes the store.
@@ -91,6 +97,7 @@ export function createFormService(options: FormServiceOptions): FormService {
       ),
     admin,
     sweepAttachments: sweeps.sweep,
+    sweepRetention: () => sweepRetention(ctx),
     async close() {
       // The requests in flight first: they write to the store and may queue deliveries.
       const sweeping = sweeps.stop();

@@ -191,6 +191,7 @@ describe("retention per form: the sweep", () => {
       );
       assert.equal(link.status, 200);
       assert.equal((await env.service.fetch(new Request(link.body.id))).status, 200);
+      // The whole sweep, as its timer runs it.
       await env.service.sweepAttachments();
 
       assert.deepEqual(await env.listed(), [c.id, d.id].sort());
@@ -228,8 +229,8 @@ describe("retention per form: the sweep", () => {
 
       // Day 45: c goes too, d stays; a sweep with nothing to do changes nothing.
       env.at(45);
-      await env.service.sweepAttachments();
-      await env.service.sweepAttachments();
+      await env.service.sweepRetention();
+      await env.service.sweepRetention();
       assert.deepEqual(await env.listed(), [d.id]);
       const after45 = await env.state(posted);
       assert.equal(after45.form.submissions, 1);
@@ -248,7 +249,7 @@ describe("retention per form: the sweep", () => {
       assert.equal((await env.security({ submission_retention_days: 1 })).status, 200);
       assert.equal((await env.security({ requires_login: false })).status, 200);
       env.at(400);
-      await env.service.sweepAttachments();
+      await env.service.sweepRetention();
       assert.deepEqual(await env.listed(), [old.id]);
       // The entry of a form without a retention is dropped once the sweep read the form.
       assert.deepEqual(await registered(store), []);
@@ -264,7 +265,7 @@ describe("retention per form: the sweep", () => {
       });
       assert.equal(posted.status, 200);
       env.at(408);
-      await env.service.sweepAttachments();
+      await env.service.sweepRetention();
       assert.deepEqual(await env.listed(), []);
       const clone = await env.asCarla("GET", `/api/restricted/form/${cloneId}/submissions`);
       assert.deepEqual(clone.body.results, []);

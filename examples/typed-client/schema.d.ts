@@ -1077,6 +1077,7 @@ export interface components {
                 /** @default 0 */
                 min_fill_seconds?: number;
             };
+            submission_retention_days?: number | null;
         } | {
             max_total_submissions?: number | null;
             closes_at_utc?: string | null;

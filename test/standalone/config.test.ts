@@ -21,6 +21,13 @@ describe("standalone server configuration", () => {
     assert.equal(config.headersTimeoutMs, 20_000);
     assert.equal(config.requestTimeoutMs, 120_000);
     assert.equal(config.maxUnclaimedUploadBytes, 100 * 1024 * 1024);
+    assert.equal(config.sweepIntervalMs, 600_000);
+  });
+
+  it("reads the sweep's interval, 0 turning it off", () => {
+    assert.equal(readConfig({ SWEEP_INTERVAL_MS: "0" }).sweepIntervalMs, 0);
+    assert.equal(optionsFrom(readConfig({ SWEEP_INTERVAL_MS: "60000" })).sweepIntervalMs, 60_000);
+    assert.throws(() => readConfig({ SWEEP_INTERVAL_MS: "-1" }), /SWEEP_INTERVAL_MS/);
   });
 
   it("reads the client timeouts and the unclaimed-upload cap, refusing nonsense", () => {

@@ -26,7 +26,7 @@ const settingsPath = (formId: string, section: string) =>
 type Counts = Record<string, number>;
 
 /** A partner customer's form with a limited option and a file field, over `store`. */
-async function world(store: Store) {
+async function world(store: Store, sweepIntervalMs = 0) {
   const clock = { now: new Date("2026-09-01T10:00:00.000Z") };
   const blobs = createMemoryBlobStore({
     storageUrl: "http://localhost/storage",
@@ -36,7 +36,7 @@ async function world(store: Store) {
     store: serviceQueriesOnly(store),
     blobs,
     now: () => clock.now,
-    sweepIntervalMs: 0,
+    sweepIntervalMs,
     webhookPollMs: 0,
     allowPrivateWebhookDestinations: true,
     partners: { tokenSecret },
@@ -271,4 +271,19 @@ describe("retention per form: the sweep", () => {
       assert.deepEqual(clone.body.results, []);
     });
   }
+});
+
+describe("retention per form: the sweep's timer", () => {
+  it("runs the retention sweep by itself, first soon after the start", async () => {
+    const env = await world(createMemoryStore({ freezeWrites: true }), 50);
+    assert.equal((await env.security({ submission_retention_days: 2 })).status, 200);
+    await env.submit("old", 100);
+    env.at(3);
+    const kept = await env.submit("kept");
+    const deadline = Date.now() + 5000;
+    while ((await env.listed()).length > 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(await env.listed(), [kept.id]);
+  });
 });

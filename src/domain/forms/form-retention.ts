@@ -15,8 +15,9 @@ export const minRetentionDays = 1;
 export const maxRetentionDays = 3650;
 
 /**
- * The days `form` keeps its submissions, or `undefined` for ever: a property read of its
- * stored `securitysettings`, lenient (a value stored before it was checked keeps for ever).
+ * The days a form of `configuration` keeps its submissions, or `undefined` for ever: a
+ * property read of its stored `securitysettings`, lenient (a value stored before it was
+ * checked keeps for ever).
  */
 export function retentionDaysOf(configuration: FormRecord["form_configuration"]) {
   const section = configuration.securitysettings as

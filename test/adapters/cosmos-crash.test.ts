@@ -3,7 +3,8 @@
  * requests of one batch (the stand-in, in this process, cuts the request it was sending),
  * and then another store's background recovery must leave all of the batch or none of it.
  * The shapes are S2's: a form's counter and submission (one partition key), a webhook
- * delivery and its outbox entry elsewhere, and a partner customer's quota counter.
+ * delivery and its outbox entry elsewhere, and a partner customer's quota counter; and S7's,
+ * which the retention sweep writes too: deletions with their counts given back.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -230,6 +231,123 @@ describe("cosmos store: a batch cut by kill -9", () => {
       await eventually(async () => (await intents(containerId)) === 0, "the intent removed");
       await store.close();
     });
+  });
+});
+
+describe("cosmos store: a deletion's batch cut by kill -9 (S7, the retention sweep)", () => {
+  /**
+   * S7's batch on a partner customer's form (docs/design.md §15): the submission and its
+   * attachment deleted and the form's count lowered, the customer's storage given back in a
+   * second partition key, and a `form_submission.deleted` delivery queued elsewhere.
+   */
+  async function partnerDeletion(store: Store) {
+    const form = randomUUID();
+    const customer = randomUUID();
+    const counter = await store.create<Counter>("form_counters", form, {
+      id: form,
+      counts: { submissions: 5 },
+    });
+    const submission = await store.create("submissions", form, { id: randomUUID() });
+    const attachment = await store.create("attachments", form, { id: randomUUID(), size: 300 });
+    const storage = await store.create<Counter>("customer_counters", customer, {
+      id: "total_file_storage",
+      counts: { used: 1000 },
+    });
+    const delivery = { id: randomUUID(), submission_id: submission.record.id };
+    const lowered: Counter = { id: form, counts: { submissions: 4 } };
+    const givenBack: Counter = { id: "total_file_storage", counts: { used: 700 } };
+    const ops: BatchOp[] = [
+      {
+        op: "delete",
+        collection: "submissions",
+        partition: form,
+        id: submission.record.id,
+        ifMatch: submission.etag,
+        previous: submission.record,
+      },
+      {
+        op: "replace",
+        collection: "form_counters",
+        partition: form,
+        record: lowered,
+        ifMatch: counter.etag,
+        previous: counter.record,
+      },
+      {
+        op: "delete",
+        collection: "attachments",
+        partition: form,
+        id: attachment.record.id,
+        ifMatch: attachment.etag,
+        previous: attachment.record,
+      },
+      {
+        op: "replace",
+        collection: "customer_counters",
+        partition: customer,
+        record: givenBack,
+        ifMatch: storage.etag,
+        previous: storage.record,
+      },
+      { op: "create", collection: "webhook_deliveries", partition: "hook", record: delivery },
+      { op: "create", collection: "webhook_outbox", partition: "due-5", record: delivery },
+    ];
+    const state = async (reader: Store) => ({
+      submission: (await reader.get("submissions", form, submission.record.id)) !== null,
+      attachment: (await reader.get("attachments", form, attachment.record.id)) !== null,
+      submissions: (await reader.get<Counter>("form_counters", form, form))?.record.counts
+        .submissions,
+      used: (await reader.get<Counter>("customer_counters", customer, "total_file_storage"))?.record
+        .counts.used,
+      delivered: (await reader.get("webhook_outbox", "due-5", delivery.id)) !== null,
+    });
+    return { ops, state };
+  }
+
+  it("keeps the submission, its file and every count when the writer dies before its commit", async () => {
+    const containerId = `c-${randomUUID()}`;
+    const idle = open(containerId, false);
+    const { ops, state } = await partnerDeletion(idle);
+    await idle.close();
+    // Batch 1: the form's ops, prepared; batch 2: the storage's commit (cut).
+    await killedWriting(containerId, ops, 2);
+    const store = open(containerId);
+    const kept = {
+      submission: true,
+      attachment: true,
+      submissions: 5,
+      used: 1000,
+      delivered: false,
+    };
+    await eventually(
+      async () => JSON.stringify(await state(store)) === JSON.stringify(kept),
+      "the prepared deletion taken back",
+    );
+    await eventually(async () => (await intents(containerId)) === 0, "the intent removed");
+    await store.close();
+  });
+
+  it("finishes the deletion when the writer dies after its commit", async () => {
+    const containerId = `c-${randomUUID()}`;
+    const idle = open(containerId, false);
+    const { ops, state } = await partnerDeletion(idle);
+    await idle.close();
+    // Batch 1: the form's ops, prepared; 2: the storage's commit; 3: the delivery (cut).
+    await killedWriting(containerId, ops, 3);
+    const store = open(containerId);
+    const done = {
+      submission: false,
+      attachment: false,
+      submissions: 4,
+      used: 700,
+      delivered: true,
+    };
+    await eventually(
+      async () => JSON.stringify(await state(store)) === JSON.stringify(done),
+      "the deletion finished by recovery",
+    );
+    await eventually(async () => (await intents(containerId)) === 0, "the intent removed");
+    await store.close();
   });
 });
 

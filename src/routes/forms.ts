@@ -1,8 +1,12 @@
 import * as v from "valibot";
 import type { Context } from "../domain/context.ts";
 import { deleteForm, renderForm } from "../domain/flows/index.ts";
-import { cloneForm, createForm, listForms, replaceForm } from "../domain/forms/index.ts";
-import { settingsSections, updateSettingsSection } from "../domain/settings/index.ts";
+import { createForm, listForms, replaceForm } from "../domain/forms/index.ts";
+import {
+  cloneFormWithSettings,
+  settingsSections,
+  updateSettingsSection,
+} from "../domain/settings/index.ts";
 import { readJson } from "../http/body.ts";
 import { ValidationError } from "../kernel/errors.ts";
 import { parseWith, readFlag } from "../kernel/parse.ts";
@@ -60,7 +64,11 @@ export const formOperations: RouteOperation[] = [
     auth: "account",
     response: { description: "`id` is the new form's id.", schema: actionResult },
     handler: async (request, ctx) => {
-      const form = await cloneForm(ctx, callerOf(request), guidParam(request, "formId"));
+      const form = await cloneFormWithSettings(
+        ctx,
+        callerOf(request),
+        guidParam(request, "formId"),
+      );
       return envelope(form.id, "Form cloned successfully");
     },
   },

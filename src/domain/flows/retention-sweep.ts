@@ -9,12 +9,12 @@ import type { FormRecord } from "../forms/form-record.ts";
 import {
   type RetentionEntry,
   registrationGraceMs,
-  retentionDaysOf,
   retentionEntries,
   retentionPartition,
 } from "../forms/form-retention.ts";
 import { collections } from "../records/collections.ts";
 import type { SubmissionRecord } from "../records/submission-record.ts";
+import { retentionDaysOf } from "../settings/sections/security.ts";
 import { deleteSubmission } from "./submission-delete.ts";
 
 /** The most submissions one run deletes of one form; the next run goes on from there. */
@@ -49,7 +49,7 @@ export async function sweepRetention(ctx: Context): Promise<number> {
 async function sweepForm(ctx: Context, entry: Stored<RetentionEntry>): Promise<number> {
   const formId = entry.record.form_id;
   const form = (await ctx.store.get<FormRecord>(collections.forms, formId, formId))?.record;
-  const days = form && retentionDaysOf(form.form_configuration);
+  const days = form && retentionDaysOf(form);
   if (!form || !days) {
     await dropEntry(ctx, entry);
     return 0;

@@ -1,36 +1,17 @@
 /**
- * Retention per form (docs/design.md §15): `securitysettings.submission_retention_days`, and
- * the registry of the forms that have it (`retention_forms`), so that the retention sweep
- * finds them without scanning every form.
+ * Retention per form (docs/design.md §15): its bounds, and the registry of the forms that
+ * have one (`retention_forms`), so that the retention sweep finds them without scanning every
+ * form. The setting itself is the security section's (settings/sections/security.ts).
  */
 import type { Page } from "../../ports/store.ts";
 import { updateRecord } from "../../ports/update-record.ts";
 import type { Context } from "../context.ts";
 import { collections } from "../records/collections.ts";
-import type { FormRecord } from "./form-record.ts";
 
 /** The fewest days a form may keep its submissions. */
 export const minRetentionDays = 1;
 /** The most days a form may keep its submissions (ten years); absent keeps them for ever. */
 export const maxRetentionDays = 3650;
-
-/**
- * The days a form of `configuration` keeps its submissions, or `undefined` for ever: a
- * property read of its stored `securitysettings`, lenient (a value stored before it was
- * checked keeps for ever).
- */
-export function retentionDaysOf(configuration: FormRecord["form_configuration"]) {
-  const section = configuration.securitysettings as
-    | { submission_retention_days?: unknown }
-    | undefined;
-  const days = section?.submission_retention_days;
-  return typeof days === "number" &&
-    Number.isSafeInteger(days) &&
-    days >= minRetentionDays &&
-    days <= maxRetentionDays
-    ? days
-    : undefined;
-}
 
 /** A form in the registry; partition `all`, id the form id. */
 export interface RetentionEntry {

@@ -8,7 +8,6 @@ import { collections } from "../records/collections.ts";
 import { accessForm, type FormAccess, requireRole } from "./form-access.ts";
 import { checkDefinition, type FormDefinition } from "./form-definition.ts";
 import { type FormRecord, type FormSettings, formSummary } from "./form-record.ts";
-import { registerForRetention, retentionDaysOf } from "./form-retention.ts";
 import { createOwnerRecord } from "./form-users.ts";
 import { saveForm } from "./form-writes.ts";
 import { formIdsOf } from "./memberships.ts";
@@ -50,12 +49,20 @@ export async function replaceForm(ctx: Context, caller: Caller, formId: string, 
   });
 }
 
-/** Copies a form's configuration and definition into a new form owned by the caller. */
-export async function cloneForm(ctx: Context, caller: Caller, formId: string): Promise<FormRecord> {
+/**
+ * Copies a form's configuration and definition into a new form owned by the caller.
+ * `beforeInsert` writes what must exist before the new form does (its settings' records).
+ */
+export async function cloneForm(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+  beforeInsert?: (form: FormRecord) => Promise<void>,
+): Promise<FormRecord> {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_form_editor");
   const { form_configuration, form_definition } = structuredClone(access.form);
-  return insertForm(ctx, caller, form_configuration, form_definition);
+  return insertForm(ctx, caller, form_configuration, form_definition, beforeInsert);
 }
 
 async function insertForm(
@@ -63,6 +70,7 @@ async function insertForm(
   caller: Caller,
   form_configuration: FormRecord["form_configuration"],
   form_definition: FormDefinition,
+  beforeInsert?: (form: FormRecord) => Promise<void>,
 ): Promise<FormRecord> {
   const form: FormRecord = {
     id: newId(),
@@ -72,8 +80,7 @@ async function insertForm(
     ...createdAt(ctx.now()),
   };
   await withQuota(ctx, caller.userId, "total_forms", 1, async () => {
-    // A clone of a form with a retention keeps it: registered before it exists.
-    if (retentionDaysOf(form_configuration)) await registerForRetention(ctx, form.id);
+    await beforeInsert?.(form);
     await createOwnerRecord(ctx, form);
     return ctx.store.create(collections.forms, form.id, form);
   });

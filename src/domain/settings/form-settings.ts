@@ -3,8 +3,9 @@ import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import { saveForm } from "../forms/form-writes.ts";
+import { cloneForm } from "../forms/forms.ts";
 import { refuseUncallable } from "./destination-check.ts";
-import { sectionNamed } from "./sections/registry.ts";
+import { sectionNamed, settingsSections } from "./sections/registry.ts";
 
 /**
  * F2: updates one settings section, checked against the form's definition by the section's
@@ -34,5 +35,21 @@ export async function updateSettingsSection(
   await saveForm(ctx, access, (form) => {
     if (settings?.save) settings.save(form.form_configuration, value);
     else form.form_configuration[section] = value;
+  });
+}
+
+/**
+ * F1's clone: `cloneForm`, having first written what each section the form holds writes
+ * before F2 stores it (`beforeSave`: a retention's registry entry), so that the clone behaves
+ * as if its sections had been saved one by one.
+ */
+export function cloneFormWithSettings(ctx: Context, caller: Caller, formId: string) {
+  return cloneForm(ctx, caller, formId, async (clone) => {
+    for (const section of settingsSections) {
+      const stored = clone.form_configuration[section.name];
+      if (section.beforeSave && typeof stored === "object" && stored !== null) {
+        await section.beforeSave(ctx, clone.id, stored as Record<string, unknown>);
+      }
+    }
   });
 }

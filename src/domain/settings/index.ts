@@ -16,7 +16,7 @@ export {
   screenUpload,
 } from "./bot-protection.ts";
 export { customHeaderEntries, headerPairComplete, headerPairIssue } from "./custom-headers.ts";
-export { updateSettingsSection } from "./form-settings.ts";
+export { cloneFormWithSettings, updateSettingsSection } from "./form-settings.ts";
 export { renderedSections, sectionNamed, settingsSections } from "./sections/registry.ts";
 export type { LiveFeature, SettingsSection } from "./sections/section.ts";
 export { renderedBotProtection } from "./sections/security.ts";

@@ -83,6 +83,23 @@ export function loginRequired(form: FormRecord): boolean {
   return Boolean(section?.requires_login);
 }
 
+/**
+ * The days `form` keeps its submissions, or `undefined` for ever: a property read, lenient (a
+ * value stored before it was checked keeps them for ever).
+ */
+export function retentionDaysOf(form: FormRecord): number | undefined {
+  const section = form.form_configuration[securitySettings.name] as
+    | { submission_retention_days?: unknown }
+    | undefined;
+  const days = section?.submission_retention_days;
+  return typeof days === "number" &&
+    Number.isSafeInteger(days) &&
+    days >= minRetentionDays &&
+    days <= maxRetentionDays
+    ? days
+    : undefined;
+}
+
 /** The bot protections `form`'s owner switched on (a property read: S2 asks on every post). */
 export function botProtectionOf(form: FormRecord): BotProtection {
   return protectionIn(form.form_configuration[securitySettings.name]);

@@ -61,7 +61,7 @@ async function world(store: Store, sweepIntervalMs = 0) {
   assert.equal(limited.status, 200, JSON.stringify(limited.body));
   const security = (body: unknown) =>
     asCarla("POST", settingsPath(formId, "securitysettings"), { body });
-  /** S2 at the clock's time, with a file of `bytes` when given; the submission's id. */
+  /** S2 at the clock's time, with a file of `bytes` when given: its id and the file's. */
   const submit = async (name: string, bytes?: number) => {
     const values = [
       { unique_system_name: "name_1", submitted_value: name },

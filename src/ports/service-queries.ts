@@ -58,6 +58,11 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
     { where: { created_at: ["lt"] }, usedBy: "the sweep of expired idempotency keys" },
   ],
   idempotency_notes: [{ usedBy: "the sweep of expired idempotency keys" }],
+  audit_entries: [
+    { orderBy: "at", usedBy: "a form's audit trail, newest first (extension)" },
+    { where: { at: ["lt"] }, usedBy: "the sweep of audit entries past their retention" },
+  ],
+  audit_months: [{ usedBy: "the sweep of audit entries past their retention" }],
 };
 
 /** Whether `query` on `collection` has one of the shapes of {@link serviceQueries}. */

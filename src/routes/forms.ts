@@ -11,7 +11,14 @@ import * as answers from "../schemas/answers.ts";
 import { formBody } from "../schemas/forms.ts";
 import { parseSettingsSection } from "../schemas/settings.ts";
 import type { RouteOperation } from "./operation.ts";
-import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
+import {
+  auditSourceOf,
+  callerOf,
+  envelope,
+  guidParam,
+  type RouteRequest,
+  urlOf,
+} from "./route-request.ts";
 
 const formInput = { name: "FormInput", schema: formBody };
 
@@ -136,6 +143,7 @@ async function updateForm(request: RouteRequest, ctx: Context) {
         formId,
         section,
         parseSettingsSection(section, body),
+        auditSourceOf(request),
       );
     }
   }

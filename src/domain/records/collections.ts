@@ -71,6 +71,17 @@ export const collections = {
    * partition: the hour (`YYYY-MM-DDTHH`); id: fresh. See `idempotency-sweep.ts`.
    */
   idempotencyNotes: "idempotency_notes",
+  /**
+   * The audit trail: who read or changed a form's submissions and who may see them;
+   * partition: the form id (its entries outlive the form: F3 leaves them). See
+   * `audit/audit-entries.ts`.
+   */
+  auditEntries: "audit_entries",
+  /**
+   * Which forms took audit entries in a month, for the sweep that removes entries past
+   * their retention; partition: the month (`YYYY-MM`); id: the form id. See `audit-sweep.ts`.
+   */
+  auditMonths: "audit_months",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

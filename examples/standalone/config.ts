@@ -48,6 +48,8 @@ export interface ServerConfig {
    * (`MAX_UNCLAIMED_UPLOAD_BYTES`); past it S3 answers 413.
    */
   maxUnclaimedUploadBytes: number;
+  /** How many days audit entries are kept (`AUDIT_RETENTION_DAYS`, docs/design.md §25). */
+  auditRetentionDays: number;
 }
 
 /**
@@ -88,6 +90,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     headersTimeoutMs,
     requestTimeoutMs,
     maxUnclaimedUploadBytes,
+    auditRetentionDays: wholeNumber(env, "AUDIT_RETENTION_DAYS", 400, 1),
     dataDir: resolve(env.DATA_DIR || "./data"),
     maxUploadBytes,
     allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",

@@ -1,6 +1,6 @@
 import { ValidationError } from "../../kernel/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
-import { type AuditAction, type AuditSource, appendAudit } from "../audit/index.ts";
+import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import { saveForm } from "../forms/form-writes.ts";
@@ -37,12 +37,5 @@ export async function updateSettingsSection(
     if (settings?.save) settings.save(form.form_configuration, value);
     else form.form_configuration[section] = value;
   });
-  const action = auditedSections.get(section);
-  if (action) await appendAudit(ctx, formId, source, action, []);
+  if (settings?.audited) await appendAudit(ctx, formId, source, settings.audited, []);
 }
-
-/** The sections that send submissions somewhere, and the audit action of a change of each. */
-const auditedSections: ReadonlyMap<string, AuditAction> = new Map([
-  ["destinationsettings", "destination_settings_changed"],
-  ["confirmationemailsettings", "email_settings_changed"],
-]);

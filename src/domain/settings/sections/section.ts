@@ -6,6 +6,7 @@
  */
 import type * as v from "valibot";
 import type { ValidationIssue } from "../../../kernel/errors.ts";
+import type { AuditAction } from "../../audit/index.ts";
 import type { FormDefinition, FormField } from "../../forms/form-definition.ts";
 import type { FormRecord } from "../../forms/form-record.ts";
 import type { FormRules, RuleParts } from "../compiled-rules.ts";
@@ -46,6 +47,11 @@ export interface SettingsSection<T extends Record<string, unknown> = Record<stri
    * (destination-check.ts). None: the section names no destination.
    */
   destinations?(value: T): NamedDestination[];
+  /**
+   * The audit action F2 records when it changes the section, for a section that sends
+   * submissions somewhere (docs/design.md §25). None: F2 of it is not audited.
+   */
+  readonly audited?: AuditAction;
   /**
    * How F2 stores an accepted value in the form's configuration.
    * @default the whole value under `form_configuration.<name>`

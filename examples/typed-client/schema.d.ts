@@ -1675,7 +1675,7 @@ export interface components {
                 action: string;
                 form_id: string;
                 target_ids: string[];
-                /** @description How many records, where ids are cut. */
+                /** @description How many records: on S5 pages, and where the ids are cut to 100. */
                 count?: number;
                 client_address: string;
                 request_id: string;

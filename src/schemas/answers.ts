@@ -159,7 +159,11 @@ export const auditPage = v.strictObject({
       form_id: v.string(),
       target_ids: v.array(v.string()),
       count: v.optional(
-        v.pipe(v.number(), v.integer(), v.description("How many records, where ids are cut.")),
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.description("How many records: on S5 pages, and where the ids are cut to 100."),
+        ),
       ),
       client_address: v.string(),
       request_id: v.string(),

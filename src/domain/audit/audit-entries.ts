@@ -55,7 +55,7 @@ export interface AuditEntry extends AuditSource {
   form_id: string;
   /** The records it touched, by id (at most {@link maxTargets}). */
   target_ids: string[];
-  /** How many records it touched, where the ids are cut to {@link maxTargets} (S5, exports). */
+  /** How many records it touched: where the ids are cut to {@link maxTargets}, and on S5 pages. */
   count?: number;
   /** When the sweep removes it, under the retention in force when it was written. */
   expires_at: string;

@@ -15,7 +15,7 @@ export const auditOperations: RouteOperation[] = [
     ref: "extension",
     summary: "List a form's audit trail, newest first",
     description:
-      "Each read of submissions (S1, S5, the export, S4 links), each change of them (S6, S7, erasure, retention), and each change of who may see them (U2–U4, W2, W3, destination and e-mail settings): when, who, what, which ids, the client address and the request id. Entries are kept `limits.auditRetentionDays` (400 days by default), also after the form is deleted. Role `has_account_management`.",
+      "Each read of submissions (S1, S5, the export, S4 links), each change of them (S6, S7, erasure, retention), and each change of who may see them (U2–U4, W2, W3, destination and e-mail settings), and the form's deletion: when, who, what, which ids, the client address and the request id. Entries are kept `limits.auditRetentionDays` (400 days by default), also after the form is deleted. Role `has_account_management`.",
     tag: "Audit",
     auth: "account",
     query: auditQuery,

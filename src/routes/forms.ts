@@ -134,8 +134,9 @@ async function updateForm(request: RouteRequest, ctx: Context) {
         { path: "settingsSection", message: "is required" },
       ]);
     }
-    if (section === "generalsettingsdelete") await deleteForm(ctx, caller, formId);
-    else {
+    if (section === "generalsettingsdelete") {
+      await deleteForm(ctx, caller, formId, auditSourceOf(request));
+    } else {
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       await updateSettingsSection(
         ctx,

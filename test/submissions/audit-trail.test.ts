@@ -233,8 +233,21 @@ describe("audit trail", () => {
       );
       assert.equal(deleted.status, 200);
       assert.equal((await request(env.service, "GET", `${base}/audit`, { as: alice })).status, 404);
-      const kept = await queryAll(store, "audit_entries", env.formId);
-      assert.equal(kept.length, 2);
+      // F3 leaves the trail, which records who deleted the form, in F3's own batch.
+      const kept = await queryAll<Record<string, unknown> & { id: string }>(
+        store,
+        "audit_entries",
+        env.formId,
+      );
+      assert.deepEqual(
+        kept.map((entry) => entry.action),
+        ["submission_read", "submission_read", "form_deleted"],
+      );
+      const gone = kept[2];
+      assert.deepEqual(
+        [gone?.actor, gone?.target_ids, gone?.request_id],
+        [alice.user_id, [env.formId], deleted.requestId],
+      );
 
       // 400 days after the first read, and a day for the sweep's whole days: the first goes.
       clock.now = new Date("2027-02-15T10:00:00.000Z");
@@ -242,11 +255,11 @@ describe("audit trail", () => {
       const left = await queryAll<{ id: string; at: string }>(store, "audit_entries", env.formId);
       assert.deepEqual(
         left.map((entry) => entry.at.slice(0, 10)),
-        ["2026-02-20"],
+        ["2026-02-20", "2026-02-20"],
       );
       // A sweep again the same day finds nothing more to do.
       await env.service.sweepAttachments();
-      assert.equal((await queryAll(store, "audit_entries", env.formId)).length, 1);
+      assert.equal((await queryAll(store, "audit_entries", env.formId)).length, 2);
       clock.now = new Date("2027-03-28T10:00:00.000Z");
       await env.service.sweepAttachments();
       assert.deepEqual(await queryAll(store, "audit_entries", env.formId), []);

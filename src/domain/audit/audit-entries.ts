@@ -28,7 +28,8 @@ export type AuditAction =
   | "webhook_added"
   | "webhook_removed"
   | "destination_settings_changed"
-  | "email_settings_changed";
+  | "email_settings_changed"
+  | "form_deleted";
 
 /** Who did it and from where: built once per request by the routes. */
 export interface AuditSource {

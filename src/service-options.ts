@@ -150,6 +150,7 @@ export const defaultLimits: Limits = {
   unclaimedUploadBytes: 100 * 1024 * 1024,
   unclaimedUploadQuotaShare: 0.75,
   unclaimedUploadBytesPerAddress: 25 * 1024 * 1024,
+  auditRetentionDays: 400,
 };
 
 /**
@@ -171,9 +172,14 @@ export function limitsOf(given: Partial<Limits> = {}): Limits {
  * @throws {TypeError} when `uploadBytes` exceeds `unclaimedUploadBytes` or
  *   `unclaimedUploadBytesPerAddress`: an upload holds its largest size against the form's
  *   unclaimed bytes, and its address's, while it streams, so such an upload could never be
- *   accepted.
+ *   accepted; and when `auditRetentionDays` is not a whole number of at least 1.
  */
 export function checkedLimits(limits: Limits): Limits {
+  if (!Number.isSafeInteger(limits.auditRetentionDays) || limits.auditRetentionDays < 1) {
+    throw new TypeError(
+      `limits.auditRetentionDays must be a whole number of at least 1, not ${limits.auditRetentionDays}`,
+    );
+  }
   if (limits.uploadBytes > limits.unclaimedUploadBytes) {
     throw new TypeError(
       `limits.uploadBytes (${limits.uploadBytes}) exceeds limits.unclaimedUploadBytes (${limits.unclaimedUploadBytes}): no upload that large could be accepted`,

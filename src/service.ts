@@ -7,6 +7,7 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
+import { sweepAuditEntries } from "./domain/audit/index.ts";
 import type { Context } from "./domain/context.ts";
 import { finishFormDeletions, sweepIdempotencyKeys, sweepRetention } from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
@@ -30,9 +31,10 @@ export interface FormService {
   admin: AdminApi;
   /**
    * Finishes deleting forms whose deletion a crash cut short (a minute old at least),
-   * removes idempotency keys past their 24 hours, deletes the submissions past their form's
-   * retention (`securitysettings.submission_retention_days`), then removes the attachments
-   * whose grace period is over and that no submission holds.
+   * removes idempotency keys past their 24 hours and audit entries past
+   * `limits.auditRetentionDays`, deletes the submissions past their form's retention
+   * (`securitysettings.submission_retention_days`), then removes the attachments whose grace
+   * period is over and that no submission holds.
    * @returns how many attachments it removed.
    */
   sweepAttachments(): Promise<number>;
@@ -155,6 +157,7 @@ function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown)
     await sweepUsedSolutions(ctx);
     await sweepIdempotencyKeys(ctx);
     await sweepRetention(ctx);
+    await sweepAuditEntries(ctx);
     return sweepAttachments(ctx);
   };
   let sweeping: Promise<void> | undefined;

@@ -53,6 +53,8 @@ export interface ServerConfig {
    * short, submissions past their form's retention; 0 is off.
    */
   sweepIntervalMs: number;
+  /** How many days audit entries are kept (`AUDIT_RETENTION_DAYS`, docs/design.md §25). */
+  auditRetentionDays: number;
 }
 
 /**
@@ -93,6 +95,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     headersTimeoutMs,
     requestTimeoutMs,
     maxUnclaimedUploadBytes,
+    auditRetentionDays: wholeNumber(env, "AUDIT_RETENTION_DAYS", 400, 1),
     dataDir: resolve(env.DATA_DIR || "./data"),
     maxUploadBytes,
     allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",

@@ -15,6 +15,7 @@ export function optionsFrom(config: ServerConfig) {
     limits: {
       uploadBytes: config.maxUploadBytes,
       unclaimedUploadBytes: config.maxUnclaimedUploadBytes,
+      auditRetentionDays: config.auditRetentionDays,
     },
     rateLimits: {
       publicPerMinute: config.rateLimitPublicPerMinute,

@@ -569,6 +569,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/restricted/form/{formId}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a form's audit trail, newest first
+         * @description Each read of submissions (S1, S5, the export, S4 links), each change of them (S6, S7, erasure, retention), and each change of who may see them (U2–U4, W2, W3, destination and e-mail settings), and the form's deletion: when, who, what, which ids, the client address and the request id. Entries are kept `limits.auditRetentionDays` (400 days by default), also after the form is deleted. Role `has_account_management`.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/accounts": {
         parameters: {
             query?: never;
@@ -1642,6 +1662,25 @@ export interface components {
                 }[];
                 created_date_utc: string;
                 modified_date_utc: string;
+            }[];
+            continuation_token: string | null;
+        };
+        AuditPage: {
+            entries: {
+                id: string;
+                at: string;
+                /** @description A user id, `partner:<partner id>`, or `system` for the service's own work. */
+                actor: string;
+                /** @description The customer a partner acted as, by login token. */
+                on_behalf_of?: string;
+                action: string;
+                form_id: string;
+                target_ids: string[];
+                /** @description How many records: on S5 pages, and where the ids are cut to 100. */
+                count?: number;
+                client_address: string;
+                request_id: string;
+                expires_at: string;
             }[];
             continuation_token: string | null;
         };
@@ -5151,6 +5190,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure409"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Entries per page: 100 by default, at most 1000. */
+                limit?: string;
+                /** @description The `continuation_token` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                formId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `entries`, newest first, and `continuation_token` (null on the last page). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description Not allowed; a quota is used up; the form is disabled or closed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure403"];
+                };
+            };
+            /** @description No such record, or one the caller may not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure404"];
                 };
             };
             /** @description Over a rate limit; `Retry-After` says when to come back. */

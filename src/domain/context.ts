@@ -100,4 +100,10 @@ export interface Limits {
    * @default a quarter of `unclaimedUploadBytes`, or `uploadBytes` when larger (26214400, 25 MiB)
    */
   unclaimedUploadBytesPerAddress: number;
+  /**
+   * How many days an audit entry is kept (docs/design.md §25), the entries of deleted forms
+   * too; the sweep removes older ones, at most a day late. A whole number, at least 1.
+   * @default 400
+   */
+  auditRetentionDays: number;
 }

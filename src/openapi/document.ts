@@ -16,6 +16,7 @@ const tags = [
   { name: "Datalists", description: "D1–D7: reference lists and their entry items." },
   { name: "Submissions", description: "S1–S7: submissions and their attachments." },
   { name: "Webhooks", description: "W1–W3, with the deliveries extension." },
+  { name: "Audit", description: "Who read or changed a form's submissions (extension)." },
   { name: "Admin", description: "Accounts, tokens and partners (extension)." },
   { name: "Pages", description: "The hosted form page and this document (extensions)." },
 ];

@@ -64,6 +64,11 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
   ],
   idempotency_notes: [{ usedBy: "the sweep of expired idempotency keys" }],
   retention_forms: [{ usedBy: "the retention sweep (the forms that have a retention)" }],
+  audit_entries: [
+    { orderBy: "at", usedBy: "a form's audit trail, newest first (extension)" },
+    { where: { at: ["lt"] }, usedBy: "the sweep of audit entries past their retention" },
+  ],
+  audit_months: [{ usedBy: "the sweep of audit entries past their retention" }],
 };
 
 /** Whether `query` on `collection` has one of the shapes of {@link serviceQueries}. */

@@ -12,7 +12,7 @@ import { actionResult } from "../openapi/responses.ts";
 import * as answers from "../schemas/answers.ts";
 import { emailSchema } from "../schemas/common.ts";
 import type { RouteOperation } from "./operation.ts";
-import { callerOf, envelope, guidParam, urlOf } from "./route-request.ts";
+import { auditSourceOf, callerOf, envelope, guidParam, urlOf } from "./route-request.ts";
 
 const base = "/api/restricted/form/:formId/usersecurity";
 
@@ -58,7 +58,8 @@ export const formUserOperations: RouteOperation[] = [
       ).collaborator_email;
       const given = roleFlags(url);
       const roles = Object.fromEntries(roleNames.map((r) => [r, given[r] ?? false])) as RoleFlags;
-      const record = await addFormUser(ctx, callerOf(request), formId, email, roles);
+      const source = auditSourceOf(request);
+      const record = await addFormUser(ctx, callerOf(request), formId, email, roles, source);
       return envelope(record.id, "Form collaborator added successfully");
     },
   },
@@ -83,6 +84,7 @@ export const formUserOperations: RouteOperation[] = [
         guidParam(request, "formId"),
         id,
         roleFlags(urlOf(request)),
+        auditSourceOf(request),
       );
       return envelope(id, "Form collaborator updated successfully");
     },
@@ -105,7 +107,7 @@ export const formUserOperations: RouteOperation[] = [
     handler: async (request, ctx) => {
       const formId = guidParam(request, "formId");
       const id = guidParam(request, "userSecurityDocumentId");
-      await removeFormUser(ctx, callerOf(request), formId, id);
+      await removeFormUser(ctx, callerOf(request), formId, id, auditSourceOf(request));
       return envelope(id, "Form collaborator removed successfully");
     },
   },

@@ -15,7 +15,14 @@ import * as answers from "../schemas/answers.ts";
 import { formBody } from "../schemas/forms.ts";
 import { parseSettingsSection } from "../schemas/settings.ts";
 import type { RouteOperation } from "./operation.ts";
-import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
+import {
+  auditSourceOf,
+  callerOf,
+  envelope,
+  guidParam,
+  type RouteRequest,
+  urlOf,
+} from "./route-request.ts";
 
 const formInput = { name: "FormInput", schema: formBody };
 
@@ -135,8 +142,9 @@ async function updateForm(request: RouteRequest, ctx: Context) {
         { path: "settingsSection", message: "is required" },
       ]);
     }
-    if (section === "generalsettingsdelete") await deleteForm(ctx, caller, formId);
-    else {
+    if (section === "generalsettingsdelete") {
+      await deleteForm(ctx, caller, formId, auditSourceOf(request));
+    } else {
       const body = await readJson(request, ctx.limits.jsonBodyBytes);
       await updateSettingsSection(
         ctx,
@@ -144,6 +152,7 @@ async function updateForm(request: RouteRequest, ctx: Context) {
         formId,
         section,
         parseSettingsSection(section, body),
+        auditSourceOf(request),
       );
     }
   }

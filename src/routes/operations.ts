@@ -1,4 +1,5 @@
 import { adminOperations } from "./admin.ts";
+import { auditOperations } from "./audit.ts";
 import { challengeOperation } from "./challenges.ts";
 import { datalistOperations } from "./datalists.ts";
 import { formUserOperations } from "./form-users.ts";
@@ -24,6 +25,7 @@ export const operations: readonly RouteOperation[] = [
   ...datalistOperations,
   ...partnerOperations,
   ...webhookOperations,
+  ...auditOperations,
   ...adminOperations,
   hostedPageOperation,
   openApiOperation,

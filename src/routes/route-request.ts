@@ -1,5 +1,6 @@
 import type { IRequestStrict, RouterType } from "itty-router";
 import type { Caller, PartnerRecord } from "../domain/accounts/index.ts";
+import type { AuditSource } from "../domain/audit/index.ts";
 import type { Context } from "../domain/context.ts";
 import { UnauthorizedError } from "../kernel/errors.ts";
 import { parseGuid } from "../kernel/ids.ts";
@@ -16,6 +17,8 @@ export interface RouteRequest extends IRequestStrict {
   requestId: string;
   /** The partner of a partner route, once authenticated by the rate-limit stage. */
   partner?: PartnerRecord;
+  /** The partner whose customer login token authenticated the caller (P2), if any. */
+  tokenPartnerId?: string;
   /** The `RateLimit-*` headers of the allowance this request drew on, if any. */
   rateLimit?: Record<string, string>;
 }
@@ -35,6 +38,21 @@ export function envelope(id: string, message: string) {
 export function callerOf(request: RouteRequest): Caller {
   if (!request.caller) throw new UnauthorizedError();
   return request.caller;
+}
+
+/**
+ * Who makes the request and from where, for the audit trail (docs/design.md §25): the
+ * signed-in caller's user id; a partner's id when a partner calls with its own credentials,
+ * or acts as its customer with a customer login token (then `on_behalf_of` is the customer).
+ * @throws {UnauthorizedError} when the request carries no credentials.
+ */
+export function auditSourceOf(request: RouteRequest): AuditSource {
+  const where = { client_address: request.clientAddress, request_id: request.requestId };
+  if (request.partner && !request.caller)
+    return { actor: `partner:${request.partner.id}`, ...where };
+  const caller = callerOf(request);
+  if (request.tokenPartnerId === undefined) return { actor: caller.userId, ...where };
+  return { actor: `partner:${request.tokenPartnerId}`, on_behalf_of: caller.userId, ...where };
 }
 
 /**

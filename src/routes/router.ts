@@ -2,6 +2,7 @@ import { Router } from "itty-router";
 import type { AdminApi } from "../admin.ts";
 import { authenticate, carriesCredentials } from "../auth/authenticate.ts";
 import { authenticateCustomer } from "../auth/customer-jwt.ts";
+import { partnerIdOf } from "../domain/accounts/index.ts";
 import type { Context } from "../domain/context.ts";
 import type { FailedAuthentications } from "../http/failed-authentications.ts";
 import { asServiceError } from "../http/port-failures.ts";
@@ -105,6 +106,7 @@ async function identify(
 ) {
   // A customer login token (P2) acts as the customer on any route.
   const customer = await authenticateCustomer(ctx, request);
+  if (customer) request.tokenPartnerId = partnerIdOf(customer.userId) ?? undefined;
   request.caller =
     customer ?? (await authenticate(ctx, request.headers, failures.of(request.clientAddress)));
   await countRequest(request, ctx, customer?.userId);

@@ -13,7 +13,7 @@ import {
 import { accessFormToReport } from "../domain/forms/index.ts";
 import { accessFormToSubmit, screenUpload } from "../domain/settings/index.ts";
 import {
-  exportSubmissions,
+  exportSubmissionsRecorded,
   getAttachmentLink,
   getSubmission,
   getSubmissionHistory,
@@ -37,7 +37,14 @@ import {
 import { altchaHeader, botHeaders, botMarksOf } from "./bot-headers.ts";
 import { idempotencyKeyHeaders, idempotencyKeyOf, idempotentAnswer } from "./idempotency-key.ts";
 import type { RouteOperation } from "./operation.ts";
-import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
+import {
+  auditSourceOf,
+  callerOf,
+  envelope,
+  guidParam,
+  type RouteRequest,
+  urlOf,
+} from "./route-request.ts";
 
 const restricted = "/api/restricted/form/:formId";
 const submissionPath = `${restricted}/submission/:submissionId`;
@@ -58,7 +65,7 @@ export const submissionOperations: RouteOperation[] = [
     },
     handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
-      return getSubmission(ctx, access, guidParam(request, "submissionId"));
+      return getSubmission(ctx, access, guidParam(request, "submissionId"), auditSourceOf(request));
     },
   },
   {
@@ -160,7 +167,7 @@ export const submissionOperations: RouteOperation[] = [
     handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
       const attachmentId = guidParam(request, "attachmentId");
-      return getAttachmentLink(ctx, access.form.id, attachmentId);
+      return getAttachmentLink(ctx, access.form.id, attachmentId, auditSourceOf(request));
     },
   },
   {
@@ -188,7 +195,8 @@ export const submissionOperations: RouteOperation[] = [
     },
     handler: async (request, ctx) => {
       const options = parseListQuery(urlOf(request).searchParams);
-      return listSubmissions(ctx, await reportingAccess(request, ctx), options);
+      const access = await reportingAccess(request, ctx);
+      return listSubmissions(ctx, access, options, auditSourceOf(request));
     },
   },
   {
@@ -236,11 +244,14 @@ export const submissionOperations: RouteOperation[] = [
       const raw = await readJson(request, ctx.limits.jsonBodyBytes);
       const body = parseWith(submissionUpdateBody, raw);
       const caller = callerOf(request);
-      if (key === undefined) return updateSubmission(ctx, access.form, submissionId, body, caller);
+      const source = auditSourceOf(request);
+      if (key === undefined) {
+        return updateSubmission(ctx, access.form, submissionId, body, caller, undefined, source);
+      }
       const once = { key, body: raw };
       return idempotentAnswer(
         request,
-        await updateSubmissionOnce(ctx, caller, access.form, submissionId, body, once),
+        await updateSubmissionOnce(ctx, caller, access.form, submissionId, body, once, source),
       );
     },
   },
@@ -263,7 +274,7 @@ export const submissionOperations: RouteOperation[] = [
     handler: async (request, ctx) => {
       const access = await reportingAccess(request, ctx);
       const submissionId = guidParam(request, "submissionId");
-      return deleteSubmission(ctx, access.form, submissionId);
+      return deleteSubmission(ctx, access.form, submissionId, auditSourceOf(request));
     },
   },
 ];
@@ -277,7 +288,7 @@ const downloadTypes = {
 async function exportAnswer(request: RouteRequest, ctx: Context): Promise<Response> {
   const options = parseExportQuery(urlOf(request).searchParams);
   const access = await reportingAccess(request, ctx);
-  const body = exportSubmissions(ctx, access, options);
+  const body = await exportSubmissionsRecorded(ctx, access, options, auditSourceOf(request));
   // The form's name, without what a file name may not hold; "submissions" when it is empty.
   const name = safeFilename(access.form.form_configuration.settings.form_name, "submissions");
   return new Response(body, {

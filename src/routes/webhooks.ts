@@ -13,7 +13,14 @@ import { actionResult } from "../openapi/responses.ts";
 import * as answers from "../schemas/answers.ts";
 import { actionParam, deliveriesQuery, webhookBody } from "../schemas/webhooks.ts";
 import type { RouteOperation } from "./operation.ts";
-import { callerOf, envelope, guidParam, type RouteRequest, urlOf } from "./route-request.ts";
+import {
+  auditSourceOf,
+  callerOf,
+  envelope,
+  guidParam,
+  type RouteRequest,
+  urlOf,
+} from "./route-request.ts";
 
 const base = "/api/restricted/form/:formId/submissionwebhook";
 const actionBase = "/api/restricted/form/:formId/actions/:action";
@@ -53,7 +60,7 @@ export const webhookOperations: RouteOperation[] = [
       const caller = callerOf(request);
       const formId = guidParam(request, "formId");
       const body = parseWith(webhookBody, await readJson(request, ctx.limits.jsonBodyBytes));
-      const webhook = await addWebhook(ctx, caller, formId, body);
+      const webhook = await addWebhook(ctx, caller, formId, body, auditSourceOf(request));
       return envelope(webhook.id, "Form submission webhook added successfully");
     },
   },
@@ -76,6 +83,7 @@ export const webhookOperations: RouteOperation[] = [
         callerOf(request),
         guidParam(request, "formId"),
         guidParam(request, "webhookId"),
+        auditSourceOf(request),
       );
       return envelope("", "Form submission webhook removed successfully");
     },

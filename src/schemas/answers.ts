@@ -142,6 +142,37 @@ export const submissionHistory = v.strictObject({
   ),
 });
 
+/** The audit trail extension: a page of a form's entries, newest first. */
+export const auditPage = v.strictObject({
+  entries: v.array(
+    v.strictObject({
+      id: v.string(),
+      at: v.string(),
+      actor: v.pipe(
+        v.string(),
+        v.description("A user id, `partner:<partner id>`, or `system` for the service's own work."),
+      ),
+      on_behalf_of: v.optional(
+        v.pipe(v.string(), v.description("The customer a partner acted as, by login token.")),
+      ),
+      action: v.string(),
+      form_id: v.string(),
+      target_ids: v.array(v.string()),
+      count: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.description("How many records: on S5 pages, and where the ids are cut to 100."),
+        ),
+      ),
+      client_address: v.string(),
+      request_id: v.string(),
+      expires_at: v.string(),
+    }),
+  ),
+  continuation_token: v.nullable(v.string()),
+});
+
 /** W1: the form's webhooks. */
 export const webhookList = v.array(webhookRecord);
 

@@ -84,6 +84,7 @@ export const layers: Layer[] = [
  */
 export const domainFloors = [
   "records",
+  "audit",
   "accounts",
   "quotas",
   "datalists",

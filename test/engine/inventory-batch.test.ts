@@ -98,8 +98,9 @@ describe("form engine: S6's batch and the inventory bookkeeping", () => {
 
     recording.writes.length = 0;
     assert.equal((await env.update(draft, { name_1: "Grace" }, false)).status, 200);
+    // With its audit entry (docs/design.md §25).
     assert.deepEqual(recording.writes, [
-      ["form_counters", "submissions", "webhook_deliveries", "webhook_outbox"],
+      ["audit_entries", "form_counters", "submissions", "webhook_deliveries", "webhook_outbox"],
     ]);
     assert.deepEqual(await env.remaining(), { am: 0 });
     const [delivery, ...others] = await deliveries();
@@ -109,13 +110,17 @@ describe("form engine: S6's batch and the inventory bookkeeping", () => {
     assert.equal(announced.is_draft_submission, false);
   });
 
-  it("a plain S6 that moves no inventory writes only the submission", async () => {
+  it("a plain S6 that moves no inventory writes only the submission and its audit entry", async () => {
     const recording = recordingStore();
     const env = await withSessions({ am: 1 }, { store: recording.store });
     const evening = ok(await env.post("pm"));
     recording.writes.length = 0;
     assert.equal((await env.update(evening, { name_1: "Grace" })).status, 200);
-    assert.deepEqual(recording.writes, [["submissions"]]);
+    // The form's first audit entry this month notes the form for the sweep first.
+    assert.deepEqual(recording.writes, [["audit_months"], ["audit_entries", "submissions"]]);
+    recording.writes.length = 0;
+    assert.equal((await env.update(evening, { name_1: "Ada" })).status, 200);
+    assert.deepEqual(recording.writes, [["audit_entries", "submissions"]]);
   });
 
   it("no answer, export or payload shows what a submission took", async () => {

@@ -1,4 +1,4 @@
-import { datalist, form, reporter, resultIds } from "./case-paths.ts";
+import { datalist, form, manager, reporter, resultIds } from "./case-paths.ts";
 import { submissionInput } from "./matrix-fixture.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
@@ -75,6 +75,7 @@ export const recordCases: RouteCase[] = [
     route: "GET /api/restricted/form/:formId/submission/:submissionId",
     name: "S1 read",
     access: reporter,
+    audited: true,
     request: (fx) => ({ path: `${form(fx)}/submission/${fx.ids.submissionId}` }),
   },
   {
@@ -87,18 +88,21 @@ export const recordCases: RouteCase[] = [
     route: "GET /api/restricted/form/:formId/submissionattachment/:attachmentId",
     name: "S4 file link",
     access: reporter,
+    audited: true,
     request: (fx) => ({ path: `${form(fx)}/submissionattachment/${fx.ids.attachmentId}` }),
   },
   {
     route: "GET /api/restricted/form/:formId/submissions",
     name: "S5 list",
     access: reporter,
+    audited: true,
     request: (fx) => ({ path: `${form(fx)}/submissions?includeFormDefinition=1` }),
   },
   {
     route: "GET /api/restricted/form/:formId/submissions/export",
     name: "submission export",
     access: reporter,
+    audited: true,
     request: (fx) => ({ path: `${form(fx)}/submissions/export?format=ndjson` }),
   },
   {
@@ -115,5 +119,12 @@ export const recordCases: RouteCase[] = [
     name: "S7 delete",
     access: reporter,
     request: (fx) => ({ path: `${form(fx)}/submission/${fx.ids.submissionId}` }),
+  },
+  // The audit trail (extension).
+  {
+    route: "GET /api/restricted/form/:formId/audit",
+    name: "audit trail",
+    access: manager,
+    request: (fx) => ({ path: `${form(fx)}/audit?limit=10` }),
   },
 ];

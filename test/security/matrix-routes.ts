@@ -22,6 +22,11 @@ export interface RouteCase {
    * the caller may see it under `target`.
    */
   reveals?: { target: Access; found(answer: MatrixAnswer, fx: Fixture): boolean };
+  /**
+   * A read recorded in the audit trail (docs/design.md §25): when it succeeds it appends an
+   * audit entry, and changes nothing else.
+   */
+  audited?: true;
 }
 
 /** Every route of the service, with who may use it; the public ones also on a form in each state. */

@@ -22,12 +22,21 @@ describe("standalone server configuration", () => {
     assert.equal(config.requestTimeoutMs, 120_000);
     assert.equal(config.maxUnclaimedUploadBytes, 100 * 1024 * 1024);
     assert.equal(config.sweepIntervalMs, 600_000);
+    assert.equal(config.auditRetentionDays, 400);
   });
 
   it("reads the sweep's interval, 0 turning it off", () => {
     assert.equal(readConfig({ SWEEP_INTERVAL_MS: "0" }).sweepIntervalMs, 0);
     assert.equal(optionsFrom(readConfig({ SWEEP_INTERVAL_MS: "60000" })).sweepIntervalMs, 60_000);
     assert.throws(() => readConfig({ SWEEP_INTERVAL_MS: "-1" }), /SWEEP_INTERVAL_MS/);
+  });
+
+  it("reads how long audit entries are kept, refusing nonsense", () => {
+    const config = readConfig({ AUDIT_RETENTION_DAYS: "30" });
+    assert.equal(config.auditRetentionDays, 30);
+    assert.equal(optionsFrom(config).limits.auditRetentionDays, 30);
+    assert.throws(() => readConfig({ AUDIT_RETENTION_DAYS: "0" }), /AUDIT_RETENTION_DAYS/);
+    assert.throws(() => readConfig({ AUDIT_RETENTION_DAYS: "1.5" }), /AUDIT_RETENTION_DAYS/);
   });
 
   it("reads the client timeouts and the unclaimed-upload cap, refusing nonsense", () => {

@@ -2,6 +2,7 @@ import { queryAll } from "../../ports/query-all.ts";
 import type { BatchOp } from "../../ports/store.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { partnerIdOf } from "../accounts/customers.ts";
+import { type AuditSource, auditOp, systemSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import type { FormRecord, FormUserRecord } from "../forms/form-record.ts";
@@ -44,11 +45,16 @@ interface FormDeletionNote {
 }
 
 /**
- * Deletes the form `formId` and everything it holds.
+ * Deletes the form `formId` and everything it holds but its audit trail, which records the
+ * deletion by `source` in the same batch and outlives it (docs/design.md §25).
  * @returns whether this call deleted it (`false` when it was gone already).
  */
-export async function deleteFormAndRecords(ctx: Context, formId: string): Promise<boolean> {
-  const written = await batchAgain(ctx, () => deletionOps(ctx, formId));
+export async function deleteFormAndRecords(
+  ctx: Context,
+  formId: string,
+  source: AuditSource = systemSource,
+): Promise<boolean> {
+  const written = await batchAgain(ctx, () => deletionOps(ctx, formId, source));
   formSnapshotsOf(ctx).forget(formId);
   if (!written) return false;
   await finishFormDeletion(ctx, formId);
@@ -56,7 +62,11 @@ export async function deleteFormAndRecords(ctx: Context, formId: string): Promis
 }
 
 /** The batch that deletes the form record and gives back its quotas; `null` when it is gone. */
-async function deletionOps(ctx: Context, formId: string): Promise<BatchOp[] | null> {
+async function deletionOps(
+  ctx: Context,
+  formId: string,
+  source: AuditSource,
+): Promise<BatchOp[] | null> {
   const stored = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
   if (!stored) return null;
   const counter = await readFormCounter(ctx, formId);
@@ -83,6 +93,7 @@ async function deletionOps(ctx: Context, formId: string): Promise<BatchOp[] | nu
       partition: deletionsPartition,
       record: note,
     },
+    await auditOp(ctx, formId, source, "form_deleted", [formId]),
   ];
 }
 
@@ -160,8 +171,13 @@ export async function finishFormDeletions(ctx: Context): Promise<number> {
  * manager. The form record goes first, with what it held of the owner's quotas, so that
  * from then on the form is gone for everyone, whatever happens to the rest (see above).
  */
-export async function deleteForm(ctx: Context, caller: Caller, formId: string) {
+export async function deleteForm(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+  source: AuditSource,
+) {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
-  await deleteFormAndRecords(ctx, formId);
+  await deleteFormAndRecords(ctx, formId, source);
 }

@@ -4,6 +4,7 @@
  * own batch (idempotency-keys.ts).
  */
 import type { Caller } from "../accounts/caller.ts";
+import type { AuditSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import type { Device } from "../records/device.ts";
@@ -44,10 +45,11 @@ export function updateSubmissionOnce(
   submissionId: string,
   input: SubmissionInput,
   { key, body }: { key: string; body: unknown },
+  source?: AuditSource,
 ): Promise<Answered<Awaited<ReturnType<typeof updateSubmission>>>> {
   const what = `S6 ${form.id}/${submissionId}\n${JSON.stringify(body)}`;
   const request = idempotentRequest(form.id, caller.userId, key, what);
   return answerOnce(ctx, request, () =>
-    updateSubmission(ctx, form, submissionId, input, caller, request),
+    updateSubmission(ctx, form, submissionId, input, caller, request, source),
   );
 }

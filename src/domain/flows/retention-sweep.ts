@@ -4,6 +4,7 @@
  */
 import { NotFoundError } from "../../kernel/errors.ts";
 import { StoreConflictError, type Stored } from "../../ports/store.ts";
+import { systemSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import {
@@ -87,7 +88,13 @@ async function removeExpired(
   submissionId: string,
 ): Promise<boolean | undefined> {
   try {
-    const answer = await deleteSubmission(ctx, form, submissionId);
+    const answer = await deleteSubmission(
+      ctx,
+      form,
+      submissionId,
+      systemSource,
+      "retention_deleted",
+    );
     return answer.form_submission_item_deleted;
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;

@@ -1,6 +1,7 @@
 import type { Stored } from "../../ports/store.ts";
 import { fileIdsOf } from "../attachments/attachment-claims.ts";
 import { readAttachments, removalOps } from "../attachments/attachment-removal.ts";
+import { type AuditAction, type AuditSource, auditOp, systemSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import { formNotFound } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
@@ -20,9 +21,17 @@ import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
  * `Store.batch` conditional on everything as read (a crash leaves all or nothing), with a
  * delivery of `form_submission.deleted` to each webhook called for it (docs/design.md §7):
  * the counter is written on its etag, so the webhooks are those of the form's version as
- * read. Then deletes their files.
+ * read. Then deletes their files. The batch appends an audit entry of `action` by `source`
+ * (docs/design.md §25; by default `submission_deleted` by `system`); with `action` null it
+ * appends none, for a caller that records one entry for many deletions itself.
  */
-export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
+export async function deleteSubmission(
+  ctx: Context,
+  form: FormRecord,
+  submissionId: string,
+  source: AuditSource = systemSource,
+  action: AuditAction | null = "submission_deleted",
+) {
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
   let removed: Stored<AttachmentRecord>[] = [];
   let announced = false;
@@ -54,6 +63,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
       snapshot.webhooks,
     );
     announced = event.length > 0;
+    const audit = action ? [await auditOp(ctx, form.id, source, action, [submissionId])] : [];
     return [
       {
         op: "delete",
@@ -67,6 +77,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
       // Its files and the storage they give back go with it: the quota stays equal to the records.
       ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
       ...event,
+      ...audit,
     ];
   });
   if (written && announced) ctx.nudgeWebhooks();

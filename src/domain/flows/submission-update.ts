@@ -17,6 +17,7 @@ import {
 } from "../attachments/attachment-claims.ts";
 import { readAttachments, removalOps } from "../attachments/attachment-removal.ts";
 import { unclaimedBytesCount } from "../attachments/unclaimed-uploads.ts";
+import { type AuditSource, auditOp, systemSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import { formNotFound } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
@@ -51,6 +52,7 @@ import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
  * (`batchAgain`). The same batch claims new files (their bytes taken off the form's
  * unclaimed count) and deletes the attachment records of files dropped from a file field
  * (their bytes given back to the owner's storage quota); their blobs are deleted after it.
+ * The batch also appends the edit's audit entry by `source` (docs/design.md §25).
  */
 export async function updateSubmission(
   ctx: Context,
@@ -59,6 +61,7 @@ export async function updateSubmission(
   input: SubmissionInput,
   editor: { userId: string },
   idempotency?: IdempotentRequest,
+  source: AuditSource = systemSource,
 ) {
   const answer = {
     message: "Form submission has been updated successfully",
@@ -80,7 +83,9 @@ export async function updateSubmission(
       const next = withHeld(stored.record, edited, files);
       const update = await updateOps(ctx, form, rules, stored, next, files);
       written = { ...update, removed: files.removed };
-      return idempotency ? [...update.ops, ...keyOps(ctx, idempotency, answer)] : update.ops;
+      const audit = await auditOp(ctx, form.id, source, "submission_updated", [submissionId]);
+      const ops = [...update.ops, audit];
+      return idempotency ? [...ops, ...keyOps(ctx, idempotency, answer)] : ops;
     },
     undefined,
     idempotency !== undefined,

@@ -107,3 +107,17 @@ export async function accessFormToReport(
   requireRole(access, "has_reporting_full");
   return access;
 }
+
+/**
+ * A form for its account management (the audit trail): the owner's, or one granted
+ * `has_account_management`.
+ */
+export async function accessFormToManage(
+  ctx: Context,
+  caller: Caller,
+  formId: string,
+): Promise<FormAccess> {
+  const access = await accessForm(ctx, caller, formId);
+  requireRole(access, "has_account_management");
+  return access;
+}

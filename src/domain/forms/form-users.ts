@@ -2,6 +2,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from "../../kernel/error
 import { newId } from "../../kernel/ids.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import { type Caller, normaliseEmail } from "../accounts/caller.ts";
+import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import { withQuota } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
@@ -49,7 +50,8 @@ export async function listFormUsers(ctx: Context, caller: Caller, formId: string
 }
 
 /**
- * U2: grants roles on a form to an e-mail address.
+ * U2: grants roles on a form to an e-mail address, recorded in the audit trail with the
+ * record's id and the address (docs/design.md §25).
  * @throws {ConflictError} when that address already has a record on the form.
  */
 export async function addFormUser(
@@ -58,6 +60,7 @@ export async function addFormUser(
   formId: string,
   email: string,
   roles: RoleFlags,
+  source: AuditSource,
 ): Promise<FormUserRecord> {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
@@ -87,16 +90,18 @@ export async function addFormUser(
     await removeMembership(ctx, emailPrincipal(address), formId);
     throw error;
   }
+  await appendAudit(ctx, formId, source, "collaborator_added", [record.id, address]);
   return record;
 }
 
-/** U3: changes the roles of a form user; flags left out stay as they are. */
+/** U3: changes the roles of a form user; flags left out stay as they are. Audited. */
 export async function updateFormUser(
   ctx: Context,
   caller: Caller,
   formId: string,
   userSecurityId: string,
   roles: Partial<RoleFlags>,
+  source: AuditSource,
 ) {
   const entry = await collaborator(ctx, caller, formId, userSecurityId);
   const next = { ...entry.record, ...roles, modified_date_utc: ctx.now().toISOString() };
@@ -105,14 +110,16 @@ export async function updateFormUser(
     ctx.store.replace(collections.formUsers, formId, next, { ifMatch: entry.etag }),
   );
   if (!saved) throw formUserNotFound();
+  await appendAudit(ctx, formId, source, "collaborator_changed", grantee(entry.record));
 }
 
-/** U4: takes a user off a form. */
+/** U4: takes a user off a form. Audited. */
 export async function removeFormUser(
   ctx: Context,
   caller: Caller,
   formId: string,
   userSecurityId: string,
+  source: AuditSource,
 ) {
   const { record, etag, ownerUserId } = await collaborator(ctx, caller, formId, userSecurityId);
   // The record decides access, so it goes first; a membership left behind only lists a form
@@ -121,6 +128,13 @@ export async function removeFormUser(
     ctx.store.delete(collections.formUsers, formId, userSecurityId, { ifMatch: etag }),
   );
   await removeMembership(ctx, emailPrincipal(record.granted_to_email_address ?? ""), formId);
+  await appendAudit(ctx, formId, source, "collaborator_removed", grantee(record));
+}
+
+/** A form user's audit targets: its record's id, and the user id or address it grants to. */
+function grantee(record: FormUserRecord): string[] {
+  const to = record.granted_to_user_id ?? record.granted_to_email_address;
+  return to ? [record.id, to] : [record.id];
 }
 
 async function collaborator(ctx: Context, caller: Caller, formId: string, userSecurityId: string) {

@@ -4,7 +4,7 @@
  * the snapshots S2 and F5 read, and writing forms (F1, F4 and the extensions). Deleting a
  * form (F3) and rendering it (F5) span concepts and are flows (../flows).
  */
-export { accessFormToReport } from "./form-access.ts";
+export { accessFormToManage, accessFormToReport } from "./form-access.ts";
 export { type FormField, formDefinitionSchema, systemNamePattern } from "./form-definition.ts";
 export { formTypes } from "./form-record.ts";
 export { addFormUser, listFormUsers, removeFormUser, updateFormUser } from "./form-users.ts";

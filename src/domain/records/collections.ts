@@ -76,6 +76,17 @@ export const collections = {
    * partition, `all`; id: the form id. See `form-retention.ts`.
    */
   retentionForms: "retention_forms",
+  /**
+   * The audit trail: who read or changed a form's submissions and who may see them;
+   * partition: the form id (its entries outlive the form: F3 leaves them). See
+   * `audit/audit-entries.ts`.
+   */
+  auditEntries: "audit_entries",
+  /**
+   * Which forms took audit entries in a month, for the sweep that removes entries past
+   * their retention; partition: the month (`YYYY-MM`); id: the form id. See `audit-sweep.ts`.
+   */
+  auditMonths: "audit_months",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

@@ -1,5 +1,6 @@
 import { ValidationError } from "../../kernel/errors.ts";
 import type { Caller } from "../accounts/caller.ts";
+import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import { saveForm } from "../forms/form-writes.ts";
@@ -12,7 +13,8 @@ import { sectionNamed, settingsSections } from "./sections/registry.ts";
  * module (sections/), its destination URLs checked as W2 checks a webhook's, and stored as
  * the module says: by default whole, under `form_configuration.<section>`. Owner or editor.
  * `value` is the section as `parseSettingsSection` (schemas/settings.ts) read it from the
- * request.
+ * request. A change of where submissions go (the destination post, the confirmation e-mail)
+ * is recorded in the audit trail (docs/design.md §25).
  */
 export async function updateSettingsSection(
   ctx: Context,
@@ -20,6 +22,7 @@ export async function updateSettingsSection(
   formId: string,
   section: string,
   value: Record<string, unknown>,
+  source: AuditSource,
 ) {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_form_editor");
@@ -36,6 +39,7 @@ export async function updateSettingsSection(
     if (settings?.save) settings.save(form.form_configuration, value);
     else form.form_configuration[section] = value;
   });
+  if (settings?.audited) await appendAudit(ctx, formId, source, settings.audited, []);
 }
 
 /**

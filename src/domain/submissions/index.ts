@@ -5,7 +5,11 @@
  * (`accessFormToReport`, `accessFormToSubmit`).
  */
 export { wordsOf } from "./search-words.ts";
-export { exportSubmissions, type SubmissionExportOptions } from "./submission-export.ts";
+export {
+  exportSubmissions,
+  exportSubmissionsRecorded,
+  type SubmissionExportOptions,
+} from "./submission-export.ts";
 export { getSubmissionHistory, withHistory } from "./submission-history.ts";
 export { listSubmissions, type SubmissionListOptions } from "./submission-listing.ts";
 export { getAttachmentLink, getSubmission } from "./submission-reading.ts";

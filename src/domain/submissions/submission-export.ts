@@ -1,5 +1,6 @@
 import { stringify } from "csv-stringify/sync";
 import { attachmentLink } from "../attachments/signed-links.ts";
+import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { type FormField, fieldsOf } from "../forms/form-definition.ts";
@@ -70,6 +71,21 @@ export function exportSubmissions(
     // One page at a time: the next is read only when the client has taken this one.
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * The export, recorded in the audit trail before its first byte is sent (docs/design.md §25):
+ * a stream cannot fail its request once started, so the entry comes first and names no ids
+ * (how many the client took is known only at the end). A failed write fails the request.
+ */
+export async function exportSubmissionsRecorded(
+  ctx: Context,
+  access: FormAccess,
+  options: SubmissionExportOptions,
+  source: AuditSource,
+): Promise<ReadableStream<Uint8Array>> {
+  await appendAudit(ctx, access.form.id, source, "submissions_exported", []);
+  return exportSubmissions(ctx, access, options);
 }
 
 /** One exported submission: the fixed columns, then each field's value in definition order. */

@@ -1,5 +1,6 @@
 import type { Condition } from "../../ports/store.ts";
 import { containerQuery } from "../attachments/signed-links.ts";
+import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { roleNames } from "../forms/roles.ts";
@@ -29,12 +30,14 @@ export interface SubmissionListOptions {
 /**
  * S5: one page of a form's submissions in ascending `created_date_utc`, with the attachments
  * they hold and a read link to the form's whole attachment container. One single-partition
- * query, whatever the number of submissions the form has.
+ * query, whatever the number of submissions the form has, and one audit entry naming the
+ * page's submissions (docs/design.md §25).
  */
 export async function listSubmissions(
   ctx: Context,
   access: FormAccess,
   options: SubmissionListOptions,
+  source: AuditSource,
 ) {
   const formId = access.form.id;
   const where = filterConditions(options);
@@ -46,12 +49,15 @@ export async function listSubmissions(
   });
   const submissions = page.items.map(({ record }) => record);
   const attachments = await attachmentsOf(ctx, access, submissions);
+  const container_sas_uri = ctx.blobs ? await containerQuery(ctx, formId) : "";
+  const ids = submissions.map((submission) => submission.id);
+  await appendAudit(ctx, formId, source, "submissions_listed", ids, ids.length);
   return {
     ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
     results: submissions.map(publicSubmission),
     attachments: attachments.map(attachmentView),
     granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
-    container_sas_uri: ctx.blobs ? await containerQuery(ctx, formId) : "",
+    container_sas_uri,
     continuation_token: page.continuation,
   };
 }

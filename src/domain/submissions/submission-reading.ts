@@ -1,6 +1,7 @@
 import { NotFoundError } from "../../kernel/errors.ts";
 import { fileIdsOf } from "../attachments/attachment-claims.ts";
 import { attachmentLink, attachmentQuery } from "../attachments/signed-links.ts";
+import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { collections } from "../records/collections.ts";
@@ -11,8 +12,16 @@ import {
   submissionView,
 } from "../records/submission-record.ts";
 
-/** S1: one submission with its attachments, each with a signed read link. */
-export async function getSubmission(ctx: Context, access: FormAccess, submissionId: string) {
+/**
+ * S1: one submission with its attachments, each with a signed read link; recorded in the
+ * audit trail once read (docs/design.md §25).
+ */
+export async function getSubmission(
+  ctx: Context,
+  access: FormAccess,
+  submissionId: string,
+  source: AuditSource,
+) {
   const formId = access.form.id;
   const { record } = await readSubmission(ctx, formId, submissionId);
   const attachments = await attachmentsOf(ctx, access, [record]);
@@ -23,6 +32,7 @@ export async function getSubmission(ctx: Context, access: FormAccess, submission
       attachment_sas_uri: await attachmentQuery(ctx, formId, attachment.id),
     });
   }
+  await appendAudit(ctx, formId, source, "submission_read", [submissionId]);
   return {
     form_submission: submissionView(record),
     attachment_details,
@@ -30,8 +40,13 @@ export async function getSubmission(ctx: Context, access: FormAccess, submission
   };
 }
 
-/** S4: a temporary link to one attachment of the form. */
-export async function getAttachmentLink(ctx: Context, formId: string, attachmentId: string) {
+/** S4: a temporary link to one attachment of the form, recorded in the audit trail. */
+export async function getAttachmentLink(
+  ctx: Context,
+  formId: string,
+  attachmentId: string,
+  source: AuditSource,
+) {
   const stored = await ctx.store.get<AttachmentRecord>(
     collections.attachments,
     formId,
@@ -39,8 +54,10 @@ export async function getAttachmentLink(ctx: Context, formId: string, attachment
   );
   // An upload still streaming is no attachment yet (upload-holds.ts).
   if (!stored || stored.record.uploading) throw new NotFoundError("Attachment not found");
+  const link = await attachmentLink(ctx, formId, attachmentId);
+  await appendAudit(ctx, formId, source, "attachment_link_issued", [attachmentId]);
   return {
-    id: await attachmentLink(ctx, formId, attachmentId),
+    id: link,
     message: "Temporary link to file",
     action_successful: true,
     error: "",

@@ -3,6 +3,7 @@ import { NotFoundError } from "../../kernel/errors.ts";
 import { newId } from "../../kernel/ids.ts";
 import { createdAt } from "../../kernel/timestamps.ts";
 import type { Caller } from "../accounts/caller.ts";
+import { type AuditSource, appendAudit, auditOp } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import { accessForm, requireRole } from "../forms/form-access.ts";
 import { formChanged } from "../forms/form-snapshots.ts";
@@ -41,13 +42,15 @@ export async function listWebhooks(ctx: Context, caller: Caller, formId: string)
 
 /**
  * W2: adds a webhook after checking that its destination is http(s) and, unless private
- * destinations are allowed, resolves only to public addresses.
+ * destinations are allowed, resolves only to public addresses. Its audit entry is created in
+ * the same batch, in the form's partition (docs/design.md §25).
  */
 export async function addWebhook(
   ctx: Context,
   caller: Caller,
   formId: string,
   input: WebhookInput,
+  source: AuditSource,
 ): Promise<WebhookRecord> {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
@@ -68,17 +71,24 @@ export async function addWebhook(
     events: [...(input.events ?? defaultWebhookEvents)],
     ...createdAt(ctx.now()),
   };
-  await ctx.store.create(collections.webhooks, formId, record);
+  await ctx.store.batch([
+    { op: "create", collection: collections.webhooks, partition: formId, record },
+    await auditOp(ctx, formId, source, "webhook_added", [record.id]),
+  ]);
   await formChanged(ctx, formId);
   return record;
 }
 
-/** W3: removes a webhook with its delivery history; queued deliveries to it are dropped. */
+/**
+ * W3: removes a webhook with its delivery history; queued deliveries to it are dropped.
+ * Audited once done.
+ */
 export async function removeWebhook(
   ctx: Context,
   caller: Caller,
   formId: string,
   webhookId: string,
+  source: AuditSource,
 ) {
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_account_management");
@@ -87,6 +97,7 @@ export async function removeWebhook(
   }
   await formChanged(ctx, formId);
   await ctx.store.deletePartition(collections.webhookDeliveries, webhookId);
+  await appendAudit(ctx, formId, source, "webhook_removed", [webhookId]);
 }
 
 /** Reads one webhook of a form. @throws {NotFoundError} when there is none. */

@@ -87,6 +87,7 @@ const schema = v.pipe(
 export const confirmationEmailSettings: SettingsSection<v.InferOutput<typeof schema>> = {
   name: "confirmationemailsettings",
   schema,
+  audited: "email_settings_changed",
   issues(value, definition) {
     const check = definitionChecks(definition);
     const name = value.recipient_field;

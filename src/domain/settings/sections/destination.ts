@@ -45,6 +45,7 @@ const schema = v.pipe(
 export const destinationSettings: SettingsSection<v.InferOutput<typeof schema>> = {
   name: "destinationsettings",
   schema,
+  audited: "destination_settings_changed",
   // Whenever a URL is given, enabled or not, as W2 checks every webhook's: a disabled
   // destination is enabled by an F2 that gives its URL again, checked then too.
   destinations: ({ destination_url }) =>

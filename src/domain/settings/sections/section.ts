@@ -6,6 +6,7 @@
  */
 import type * as v from "valibot";
 import type { ValidationIssue } from "../../../kernel/errors.ts";
+import type { AuditAction } from "../../audit/index.ts";
 import type { Context } from "../../context.ts";
 import type { FormDefinition, FormField } from "../../forms/form-definition.ts";
 import type { FormRecord } from "../../forms/form-record.ts";
@@ -52,6 +53,11 @@ export interface SettingsSection<T extends Record<string, unknown> = Record<stri
    * form holds the value (the retention registry: form-retention.ts). None: nothing.
    */
   beforeSave?(ctx: Context, formId: string, value: T): Promise<void>;
+  /**
+   * The audit action F2 records when it changes the section, for a section that sends
+   * submissions somewhere (docs/design.md §25). None: F2 of it is not audited.
+   */
+  readonly audited?: AuditAction;
   /**
    * How F2 stores an accepted value in the form's configuration.
    * @default the whole value under `form_configuration.<name>`

@@ -8,7 +8,12 @@ import { type AdminApi, createAdminApi } from "./admin.ts";
 import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
 import type { Context } from "./domain/context.ts";
-import { finishFormDeletions, sweepIdempotencyKeys } from "./domain/flows/index.ts";
+import {
+  erasureLeaseMs,
+  finishFormDeletions,
+  resumeErasures,
+  sweepIdempotencyKeys,
+} from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
@@ -142,6 +147,7 @@ function contextOf(
 function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {
   const sweep = async () => {
     await finishFormDeletions(ctx);
+    await resumeErasures(ctx);
     await sweepUsedSolutions(ctx);
     await sweepIdempotencyKeys(ctx);
     return sweepAttachments(ctx);
@@ -157,10 +163,23 @@ function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown)
             });
         }, intervalMs).unref()
       : undefined;
+  // Erasures a crash cut short are taken up once their lease has run out after a restart,
+  // not only at the first sweep (docs/design.md §6).
+  const resume =
+    intervalMs > 0
+      ? setTimeout(() => {
+          sweeping ??= resumeErasures(ctx)
+            .then(() => {}, onError)
+            .finally(() => {
+              sweeping = undefined;
+            });
+        }, erasureLeaseMs + 1000).unref()
+      : undefined;
   return {
     sweep,
     stop: async () => {
       clearInterval(timer);
+      clearTimeout(resume);
       await sweeping;
     },
   };

@@ -7,6 +7,7 @@ import { hostedPageOperation } from "./hosted-page.ts";
 import { openApiOperation } from "./openapi.ts";
 import type { RouteOperation } from "./operation.ts";
 import { partnerOperations } from "./partners.ts";
+import { respondentOperations } from "./respondents.ts";
 import { submissionOperations } from "./submissions.ts";
 import { webhookOperations } from "./webhooks.ts";
 
@@ -24,6 +25,7 @@ export const operations: readonly RouteOperation[] = [
   ...datalistOperations,
   ...partnerOperations,
   ...webhookOperations,
+  ...respondentOperations,
   ...adminOperations,
   hostedPageOperation,
   openApiOperation,

@@ -11,6 +11,8 @@ export { sweepIdempotencyKeys } from "../records/idempotency-sweep.ts";
 export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
 export { renderForm } from "./form-rendering.ts";
 export { createSubmissionOnce, updateSubmissionOnce } from "./idempotent-posts.ts";
+export { eraseRespondent, erasureLeaseMs, resumeErasures } from "./respondent-erasure.ts";
+export { exportRespondent } from "./respondent-export.ts";
 export { deleteSubmission } from "./submission-delete.ts";
 export { createSubmission } from "./submission-post.ts";
 export { updateSubmission } from "./submission-update.ts";

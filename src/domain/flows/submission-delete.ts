@@ -11,7 +11,9 @@ import { collections } from "../records/collections.ts";
 import type { AttachmentRecord, SubmissionRecord } from "../records/submission-record.ts";
 import { compileRules } from "../settings/form-rules.ts";
 import { inventoryHeld } from "../settings/inventory.ts";
+import { respondentIndexOps } from "../submissions/respondent-index.ts";
 import { readSubmission } from "../submissions/submission-reading.ts";
+import { purgeDeliveries } from "../webhooks/delivery-purge.ts";
 import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
 
 /**
@@ -20,12 +22,16 @@ import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
  * `Store.batch` conditional on everything as read (a crash leaves all or nothing), with a
  * delivery of `form_submission.deleted` to each webhook called for it (docs/design.md §7):
  * the counter is written on its etag, so the webhooks are those of the form's version as
- * read. Then deletes their files.
+ * read. Its respondent index records go in the batch too (respondent-index.ts). Then deletes
+ * their files, and its deliveries and their outbox entries (delivery-purge.ts). S7, an
+ * erasure and retention all delete a submission through this one function.
+ * @throws {NotFoundError} when the form has no such submission.
  */
 export async function deleteSubmission(ctx: Context, form: FormRecord, submissionId: string) {
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
   let removed: Stored<AttachmentRecord>[] = [];
   let announced = false;
+  let webhookIds: string[] = [];
   const rules = compileRules(form);
   const written = await batchAgain(ctx, async (attempt) => {
     if (attempt > 1) {
@@ -53,6 +59,7 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
       snapshot.webhooks,
     );
     announced = event.length > 0;
+    webhookIds = snapshot.webhooks.map(({ id }) => id);
     return [
       {
         op: "delete",
@@ -63,13 +70,18 @@ export async function deleteSubmission(ctx: Context, form: FormRecord, submissio
         previous: stored.record,
       },
       counterOp(formCounter(form.id), counter, counts),
+      ...respondentIndexOps(form.id, submissionId, stored.record.respondent_keys, []),
       // Its files and the storage they give back go with it: the quota stays equal to the records.
       ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
       ...event,
     ];
   });
   if (written && announced) ctx.nudgeWebhooks();
-  if (written) for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
+  if (written) {
+    for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
+    // After the batch: the deliveries live in other partitions (docs/design.md §14).
+    await purgeDeliveries(ctx, form.id, submissionId, webhookIds);
+  }
   return {
     message: "Form submission has been deleted successfully",
     form_submission_item_deleted: written !== null,

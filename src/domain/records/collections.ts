@@ -71,6 +71,12 @@ export const collections = {
    * partition: the hour (`YYYY-MM-DDTHH`); id: fresh. See `idempotency-sweep.ts`.
    */
   idempotencyNotes: "idempotency_notes",
+  /**
+   * Which submissions of a form hold a respondent's e-mail address (docs/design.md §6):
+   * partition: the form id; id: `<key>.<submission id>`, the key being the hex SHA-256 of the
+   * normalised address. See `respondent-index.ts`.
+   */
+  respondentIndex: "respondent_index",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

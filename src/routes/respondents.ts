@@ -40,7 +40,7 @@ export const respondentOperations: RouteOperation[] = [
     ref: "extension",
     summary: "Export every submission of one respondent across the caller's forms",
     description:
-      "Streams newline-delimited JSON, one line per submission of the forms the caller owns or holds `has_account_management` on whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively: `form_id`, `form_name`, and `form_submission` and `attachment_details` as S1 answers them, with signed links to the files. No submission: an empty body.",
+      "Streams newline-delimited JSON, one line per submission of the forms the caller owns or holds `has_account_management` on whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively: `form_id`, `form_name`, and `form_submission` and `attachment_details` as S1 answers them, each attachment also with `attachment_url`, its whole signed read link. No submission: an empty body.",
     tag: "Submissions",
     auth: "account",
     query: respondentQuery,

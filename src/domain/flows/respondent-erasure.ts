@@ -96,9 +96,12 @@ async function runErasure(
     do {
       const page = await indexedSubmissions(ctx, formId, job.key, continuation);
       if (page.ids.length > 0) {
-        job.page = { form_id: formId, submission_ids: page.ids };
-        job.lease_until = leaseEnd(ctx);
-        await ctx.store.replace(collections.serviceState, erasuresPartition, job);
+        const noted: ErasureJob = {
+          ...job,
+          page: { form_id: formId, submission_ids: page.ids },
+          lease_until: leaseEnd(ctx),
+        };
+        await ctx.store.replace(collections.serviceState, erasuresPartition, noted);
         for (const id of page.ids) if (await deleteIfThere(ctx, form, id)) deleted++;
       }
       continuation = page.continuation;

@@ -1,4 +1,5 @@
 import type { Caller } from "../accounts/caller.ts";
+import { attachmentLink } from "../attachments/signed-links.ts";
 import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { collections } from "../records/collections.ts";
@@ -11,7 +12,7 @@ import { respondentForms } from "./respondent-forms.ts";
  * `GET /api/restricted/respondents/export`: every submission of the caller's forms
  * (respondent-forms.ts) that the respondent index finds for `email`, as newline-delimited
  * JSON, one line per submission: `form_id`, `form_name`, and `form_submission` with its
- * `attachment_details` as S1 shows them (signed links included). The forms are read before
+ * `attachment_details` as S1 shows them, each with `attachment_url`, its whole signed link. The forms are read before
  * the answer starts; the submissions are streamed a page of the index at a time, read only
  * when the client has taken the page before, so memory holds one page whatever their number.
  * A store failure in the middle ends the stream with an error, as the form export's does.
@@ -29,15 +30,17 @@ export async function exportRespondent(
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const access = forms[current];
-        if (!access) return controller.close();
-        const page = await indexedSubmissions(ctx, access.form.id, key, continuation);
-        let text = "";
-        for (const id of page.ids) text += await lineOf(ctx, access, id);
-        if (text) controller.enqueue(encoder.encode(text));
-        continuation = page.continuation;
-        if (!continuation) current++;
-        if (!forms[current]) controller.close();
+        // A pull that enqueues nothing and does not close is not called again: read on
+        // until a page holds a line or the forms are done.
+        for (let access = forms[current]; access; access = forms[current]) {
+          const page = await indexedSubmissions(ctx, access.form.id, key, continuation);
+          let text = "";
+          for (const id of page.ids) text += await lineOf(ctx, access, id);
+          continuation = page.continuation;
+          if (!continuation) current++;
+          if (text) return controller.enqueue(encoder.encode(text));
+        }
+        controller.close();
       },
     },
     { highWaterMark: 0 },
@@ -53,10 +56,18 @@ async function lineOf(ctx: Context, access: FormAccess, submissionId: string): P
     submissionId,
   );
   if (!stored) return "";
+  const shown = await submissionWithLinks(ctx, access, stored.record);
+  const attachment_details = [];
+  // S1's `attachment_sas_uri` is the link's query alone; the whole link opens the file.
+  for (const detail of shown.attachment_details) {
+    const attachment_url = await attachmentLink(ctx, form.id, detail.attachment.id);
+    attachment_details.push({ ...detail, attachment_url });
+  }
   const line = {
     form_id: form.id,
     form_name: form.form_configuration.settings.form_name,
-    ...(await submissionWithLinks(ctx, access, stored.record)),
+    form_submission: shown.form_submission,
+    attachment_details,
   };
   return `${JSON.stringify(line)}\n`;
 }

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import type { Store } from "../../src/ports/store.ts";
+import { crashingStore } from "../crashing-store.ts";
 import type { TestUser } from "../helpers.ts";
 import { storeKinds } from "../store-kinds.ts";
 import { startReceiver } from "../webhooks/receiver.ts";
@@ -365,4 +366,52 @@ describe("access export by respondent", () => {
       await env.service.close();
     });
   }
+});
+
+describe("an erasure cut short", () => {
+  it("is taken up by the sweep once its lease ran out, and leaves nothing of the respondent", async () => {
+    const inner = createMemoryStore({ freezeWrites: true });
+    let deletions = 0;
+    // The process "dies" once the second submission's deletion batch has landed.
+    const { store, arm } = crashingStore(inner, (name, args) => {
+      if (name !== "batch") return false;
+      const ops = args[0] as { op: string; collection: string }[];
+      return (
+        ops.some((op) => op.op === "delete" && op.collection === "submissions") && ++deletions === 2
+      );
+    });
+    const env = await respondentWorld(store);
+    const alice = await env.user("alice@example.com");
+    const formId = await env.newForm(alice, "Newsletter", newsletterFields);
+    for (let n = 0; n < 5; n++)
+      await env.submit(formId, { contact_1: "ada@example.com", name_2: `Ada ${n}` });
+    const bob = await env.submit(formId, { contact_1: "bob@example.com", name_2: "Bob" });
+    arm();
+    const cut = await env.erase("ada@example.com", { as: alice });
+    assert.equal(cut.status, 500);
+
+    // Another instance over the same records, after the crash.
+    const after = await respondentWorld(inner);
+    const jobsOf = async () =>
+      (await recordsOf(inner, "service_state")).filter(({ partition }) => partition === "erasures");
+    const jobs = await jobsOf();
+    assert.equal(jobs.length, 1);
+    assert.doesNotMatch(JSON.stringify(jobs), /ada/i);
+    // Within its lease the job is its writer's: the sweep leaves it.
+    await after.service.sweepAttachments();
+    assert.equal((await jobsOf()).length, 1);
+    after.clock.now = new Date(after.clock.now.getTime() + 31_000);
+    await after.service.sweepAttachments();
+    assert.deepEqual(await jobsOf(), []);
+    const listed = await after.call("GET", `/api/restricted/form/${formId}/submissions`, {
+      as: alice,
+    });
+    assert.deepEqual(
+      listed.body.results.map((s: { id: string }) => s.id),
+      [bob],
+    );
+    assert.deepEqual(await countsOf(inner, [formId]), [1]);
+    assert.equal((await recordsOf(inner, "respondent_index")).length, 1);
+    assert.doesNotMatch(await storeText(inner), /ada@example\.com/i);
+  });
 });

@@ -98,8 +98,10 @@ describe("an erasure cut by kill -9 (standalone server)", () => {
     try {
       // The job's lease (30 s from its last page) runs out, then the sweep takes it up.
       const deadline = Date.now() + 90_000;
-      while ((left = await stored(server, auth, formId)) > others && Date.now() < deadline) {
+      left = await stored(server, auth, formId);
+      while (left > others && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 500));
+        left = await stored(server, auth, formId);
       }
       assert.equal(left, others);
       // The job is deleted last: wait for it.

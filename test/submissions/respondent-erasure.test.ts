@@ -415,3 +415,73 @@ describe("an erasure cut short", () => {
     assert.doesNotMatch(await storeText(inner), /ada@example\.com/i);
   });
 });
+
+describe("deliveries of a deleted submission", () => {
+  it("are deleted under a worker that holds one, which writes nothing and fails nothing", async () => {
+    const receiver = await startReceiver([{ status: 200, delayMs: 300 }]);
+    const errors: unknown[] = [];
+    const env = await respondentWorld(createMemoryStore({ freezeWrites: true }), {
+      onError: (error) => errors.push(error),
+    });
+    const alice = await env.user("alice@example.com");
+    const formId = await env.newForm(alice, "Newsletter", newsletterFields);
+    const hook = await env.call("POST", `/api/restricted/form/${formId}/submissionwebhook`, {
+      as: alice,
+      body: { webhook_name: "created", webhook_url: receiver.url },
+    });
+    const id = await env.submit(formId, { contact_1: "ada@example.com", name_2: "Ada" });
+    // The worker holds the entry while the receiver takes its time to answer.
+    await receiver.waitFor(1);
+    const deleted = await env.call("DELETE", submissionPath(formId, id), { as: alice });
+    assert.equal(deleted.body.form_submission_item_deleted, true);
+    assert.deepEqual(await recordsOf(env.store, "webhook_deliveries"), []);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.deepEqual(await recordsOf(env.store, "webhook_deliveries"), []);
+    assert.deepEqual(await recordsOf(env.store, "webhook_outbox"), []);
+    const log = await env.call(
+      "GET",
+      `/api/restricted/form/${formId}/submissionwebhook/${hook.body.id}/deliveries`,
+      { as: alice },
+    );
+    assert.deepEqual(log.body.results, []);
+    assert.deepEqual(errors, []);
+    assert.equal(receiver.received.length, 1);
+  });
+
+  it("left pending by a crash after the deletion are ended by the worker unsent", async () => {
+    const receiver = await startReceiver([200]);
+    const inner = createMemoryStore({ freezeWrites: true });
+    // The process "dies" once S7's batch has landed, before its purge.
+    const { store, arm } = crashingStore(inner, (name, args) => {
+      const ops = args[0] as { op: string; collection: string }[];
+      return (
+        name === "batch" && ops.some((op) => op.op === "delete" && op.collection === "submissions")
+      );
+    });
+    const first = await respondentWorld(store, { webhookPollMs: 0 });
+    const alice = await first.user("alice@example.com");
+    const formId = await first.newForm(alice, "Newsletter", newsletterFields);
+    const hook = await first.call("POST", `/api/restricted/form/${formId}/submissionwebhook`, {
+      as: alice,
+      body: { webhook_name: "created", webhook_url: receiver.url },
+    });
+    assert.equal(hook.status, 200);
+    const id = await first.submit(formId, { contact_1: "ada@example.com", name_2: "Ada" });
+    arm();
+    assert.equal(
+      (await first.call("DELETE", submissionPath(formId, id), { as: alice })).status,
+      500,
+    );
+    assert.equal((await recordsOf(inner, "webhook_deliveries")).length, 1);
+    // Another instance's worker takes the entry up and ends it without sending it.
+    const second = await respondentWorld(inner);
+    for (let tries = 0; tries < 100; tries++) {
+      if ((await recordsOf(inner, "webhook_outbox")).length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(await recordsOf(inner, "webhook_outbox"), []);
+    assert.deepEqual(await recordsOf(inner, "webhook_deliveries"), []);
+    assert.equal(receiver.received.length, 0);
+    await second.service.close();
+  });
+});

@@ -5,7 +5,11 @@
 import assert from "node:assert/strict";
 import { after } from "node:test";
 import { createMemoryBlobStore } from "../../adapters/memory/index.ts";
-import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
+import {
+  createFormService,
+  createHttpWebhookSender,
+  type FormServiceOptions,
+} from "../../src/index.ts";
 import type { Store } from "../../src/ports/store.ts";
 import { settingsPath } from "../form-fixture.ts";
 import { conformingFetch, formInput, request, type Send, type TestUser } from "../helpers.ts";
@@ -15,7 +19,7 @@ import { serviceQueriesOnly } from "../service-queries-only.ts";
 export const tokenSecret = "a test key of thirty-two bytes or more";
 
 /** A service over `store` (wrapped to refuse queries outside `serviceQueries`). */
-export async function respondentWorld(store: Store) {
+export async function respondentWorld(store: Store, options: Partial<FormServiceOptions> = {}) {
   const clock = { now: new Date() };
   const now = () => clock.now;
   const blobs = createMemoryBlobStore({ now });
@@ -33,6 +37,7 @@ export async function respondentWorld(store: Store) {
     }),
     webhookPollMs: 50,
     partners: { tokenSecret },
+    ...options,
   });
   after(() => service.close().catch(() => {}));
   const call = (method: string, path: string, send: Send = {}) =>

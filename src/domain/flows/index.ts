@@ -1,7 +1,8 @@
 /**
  * The operations that span concepts, on the floor above them all: S2 posts a submission
  * (the form, its counter and quotas, file claims, the engine's rules, webhook deliveries and
- * the form's actions in one `Store.batch`), S6 edits and S7 deletes one, F3 and the admin
+ * the form's actions in one `Store.batch`), S6 edits and S7 deletes one (as an erasure by
+ * respondent deletes each of its submissions; the access export reads them), F3 and the admin
  * API finish form deletions, and F5 renders a form with its settings. Each calls the
  * concepts below it; no concept calls a flow.
  */

@@ -141,7 +141,8 @@ function contextOf(
 
 /**
  * The sweep (forms whose deletion a crash cut short are finished first: their files go with
- * them), run every `intervalMs` (never when 0), one at a time.
+ * them; then erasures by respondent whose lease ran out), run every `intervalMs` (never when
+ * 0), one at a time; the erasures are also taken up once, a lease after the start.
  * @returns the sweep, and a stop that ends the timer and waits for the sweep running.
  */
 function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {

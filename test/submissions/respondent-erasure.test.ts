@@ -128,6 +128,18 @@ describe("erasure by respondent", () => {
           false,
         );
         assert.doesNotMatch(JSON.stringify(listed.body), /ada@example\.com/i);
+        const perForm = await env.service.fetch(
+          new Request(
+            `http://localhost/api/restricted/form/${formId}/submissions/export?format=ndjson`,
+            {
+              headers: { TokenId: alice.token_id, TokenSecret: alice.token_secret },
+            },
+          ),
+        );
+        assert.equal(perForm.status, 200);
+        const rows = await perForm.text();
+        assert.doesNotMatch(rows, /ada@example\.com/i);
+        assert.equal(rows.includes(id), false);
       }
       const exported = await env.exportOf("ada@example.com", { as: alice });
       assert.deepEqual([exported.status, exported.text], [200, ""]);

@@ -9,7 +9,13 @@ import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
 import { sweepAuditEntries } from "./domain/audit/index.ts";
 import type { Context } from "./domain/context.ts";
-import { finishFormDeletions, sweepIdempotencyKeys, sweepRetention } from "./domain/flows/index.ts";
+import {
+  erasureLeaseMs,
+  finishFormDeletions,
+  resumeErasures,
+  sweepIdempotencyKeys,
+  sweepRetention,
+} from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
@@ -146,14 +152,16 @@ function contextOf(
 
 /**
  * The sweep (forms whose deletion a crash cut short are finished first: their files go with
- * them), run every `intervalMs` (never when 0), one at a time, and first {@link firstSweepMs}
- * after the start at the latest, so that submissions past their retention go soon after a
- * start too (docs/design.md §15).
+ * them; then erasures by respondent whose lease ran out), run every `intervalMs` (never when
+ * 0), one at a time, and first {@link firstSweepMs} after the start at the latest, so that
+ * submissions past their retention go soon after a start, and an erasure a crash cut short
+ * is taken up once its lease has run out (docs/design.md §6, §15).
  * @returns the sweep, and a stop that ends the timers and waits for the sweep running.
  */
 function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {
   const sweep = async () => {
     await finishFormDeletions(ctx);
+    await resumeErasures(ctx);
     await sweepUsedSolutions(ctx);
     await sweepIdempotencyKeys(ctx);
     await sweepRetention(ctx);
@@ -181,5 +189,8 @@ function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown)
   };
 }
 
-/** The longest wait from the start to the first sweep. */
-const firstSweepMs = 30_000;
+/**
+ * The longest wait from the start to the first sweep: just past an erasure's lease, so that
+ * the first sweep takes up the erasure a crash cut short (its lease ran out by then).
+ */
+const firstSweepMs = erasureLeaseMs + 1000;

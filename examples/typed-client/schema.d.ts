@@ -457,6 +457,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/restricted/respondents/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete every submission of one respondent across the caller's forms
+         * @description Deletes, on each form the caller owns or holds `has_account_management` on, every submission whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively, with its files, deliveries and history, as S7 does (webhooks called for `form_submission.deleted` hear of each). Submissions stored before the respondent index existed, and never edited since, are not found. A request cut short by a crash is finished by the service's sweep.
+         */
+        post: operations["eraseRespondent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/restricted/respondents/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every submission of one respondent across the caller's forms
+         * @description Streams newline-delimited JSON, one line per submission of the forms the caller owns or holds `has_account_management` on whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively: `form_id`, `form_name`, and `form_submission` and `attachment_details` as S1 answers them, each attachment also with `attachment_url`, its whole signed read link. No submission: an empty body.
+         */
+        get: operations["exportRespondent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restricted/form/{formId}/submissionwebhook": {
         parameters: {
             query?: never;
@@ -1601,6 +1641,20 @@ export interface components {
                 };
             };
             signature: string;
+        };
+        RespondentErasure: {
+            /** @description An e-mail address; surrounding spaces are trimmed and it is kept in lower case. */
+            email: string;
+        };
+        RespondentErased: {
+            message: string;
+            /** @constant */
+            action_successful: true;
+            deleted: number;
+            forms: {
+                form_id: string;
+                deleted: number;
+            }[];
         };
         WebhookList: {
             id: string;
@@ -4508,6 +4562,192 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure404"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    eraseRespondent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RespondentErasure"];
+            };
+        };
+        responses: {
+            /** @description `deleted` in all, and per form that had any (`forms`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RespondentErased"];
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description Not allowed; a quota is used up; the form is disabled or closed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure403"];
+                };
+            };
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure409"];
+                };
+            };
+            /** @description The body or the file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure413"];
+                };
+            };
+            /** @description The body is not of the content type the operation reads. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure415"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    exportRespondent: {
+        parameters: {
+            query: {
+                /** @description The respondent's e-mail address. */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submissions, as a download. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description Not allowed; a quota is used up; the form is disabled or closed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure403"];
                 };
             };
             /** @description Over a rate limit; `Retry-After` says when to come back. */

@@ -109,6 +109,7 @@ function successContent(
   const text = { schema: { type: "string" } };
   if (schema === "html") return { "text/html": text };
   if (schema === "export") return { "text/csv": text, "application/x-ndjson": text };
+  if (schema === "ndjson") return { "application/x-ndjson": text };
   // A file, of the type it was uploaded with (`application/octet-stream` when unfit).
   if (schema === "download") return { "*/*": { schema: {} } };
   return { "application/json": { schema: ref(schema) } };

@@ -54,9 +54,10 @@ export interface Operation {
     description: string;
     /**
      * Its JSON schema; `html` for a page (whose failures are pages too); `export` for the
-     * CSV or NDJSON download of submissions; `download` for a stored file.
+     * CSV or NDJSON download of submissions; `ndjson` for an NDJSON download alone (the
+     * respondent export); `download` for a stored file.
      */
-    schema: NamedSchema | "html" | "export" | "download";
+    schema: NamedSchema | "html" | "export" | "ndjson" | "download";
   };
   /**
    * The failure statuses it may answer, when they differ from what `failureStatuses`

@@ -46,6 +46,13 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
   ],
   webhook_deliveries: [
     { orderBy: "created_date_utc", usedBy: "a webhook's deliveries (extension)" },
+    {
+      where: { submission_id: ["eq"] },
+      usedBy: "S7, an erasure: the deleted submission's deliveries (extension)",
+    },
+  ],
+  respondent_index: [
+    { where: { key: ["eq"] }, usedBy: "an erasure or access request by respondent (extension)" },
   ],
   webhook_outbox: [{ where: { due_at: ["lte"] }, orderBy: "due_at", usedBy: "the webhook worker" }],
   datalists: [{ orderBy: "created_date_utc", usedBy: "D4 list datalists" }],
@@ -58,7 +65,7 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
   local_accounts: [{ orderBy: "created_date_utc", usedBy: "admin API: list accounts" }],
   account_tokens: [{ orderBy: "created_date_utc", usedBy: "admin API: list an account's tokens" }],
   attachment_uploads: [{ usedBy: "the attachment sweep" }],
-  service_state: [{ usedBy: "the form-deletion sweep (its notes)" }],
+  service_state: [{ usedBy: "the sweep (notes of form deletions, erasure jobs)" }],
   idempotency_keys: [
     { where: { created_at: ["lt"] }, usedBy: "the sweep of expired idempotency keys" },
   ],

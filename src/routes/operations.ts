@@ -8,6 +8,7 @@ import { hostedPageOperation } from "./hosted-page.ts";
 import { openApiOperation } from "./openapi.ts";
 import type { RouteOperation } from "./operation.ts";
 import { partnerOperations } from "./partners.ts";
+import { respondentOperations } from "./respondents.ts";
 import { submissionOperations } from "./submissions.ts";
 import { webhookOperations } from "./webhooks.ts";
 
@@ -26,6 +27,7 @@ export const operations: readonly RouteOperation[] = [
   ...partnerOperations,
   ...webhookOperations,
   ...auditOperations,
+  ...respondentOperations,
   ...adminOperations,
   hostedPageOperation,
   openApiOperation,

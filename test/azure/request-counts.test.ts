@@ -27,6 +27,7 @@ const expected: Record<string, number> = {
   "S2 post a submission with a file uploaded through another instance": 4,
   "S2 post a text-only submission": 2,
   "S2 post a text-only submission to a form with a webhook": 5,
+  "S2 post a submission with an e-mail field (its respondent index record)": 2,
   "S2 post a text-only submission with an Idempotency-Key, the form's first this hour": 4,
   "S2 post a text-only submission with an Idempotency-Key": 2,
   "S2 post the same again (a retry: its first answer replayed)": 3,
@@ -35,8 +36,8 @@ const expected: Record<string, number> = {
   "S5 list submissions, first page of 3": 5,
   "S5 list submissions, next page (2 with files)": 5,
   "S6 update a submission": 9,
-  "S7 delete a submission with its file": 7,
-  "F3 delete a form with 5 submissions and 1 file": 26,
+  "S7 delete a submission with its file": 9,
+  "F3 delete a form with 5 submissions and 1 file": 27,
 };
 
 /**
@@ -201,6 +202,19 @@ async function fixture() {
   });
   assert.equal(hook.status, 200, JSON.stringify(hook.body));
   await carols.post({ name_1: "warm" });
+  // Dan's form has an e-mail field: each post also writes a respondent index record.
+  const dan = await env.account("dan@example.com");
+  const fields = [
+    { unique_system_name: "name_1", type: "text", label: "Name", required: true },
+    { unique_system_name: "email_2", type: "email", label: "E-mail" },
+  ];
+  const dans = await call("POST", "/api/restricted/form", {
+    as: dan,
+    body: formInput("Costs with an e-mail", fields),
+  });
+  const postWithEmail = (values: Record<string, string>) =>
+    call("POST", `/api/form/${dans.body.id}/submission`, { body: submission(values) });
+  await postWithEmail({ name_1: "warm", email_2: "warm@example.com" });
   return {
     alice,
     datalist: `/api/restricted/datalist/${datalistId}`,
@@ -210,6 +224,7 @@ async function fixture() {
     upload,
     postElsewhere: bobs.post,
     postHooked: carols.post,
+    postWithEmail,
     fileElsewhere: elsewhere.body.id as string,
   };
 }
@@ -271,6 +286,10 @@ function steps(f: Fixture, state: Record<string, string>): [string, () => Promis
     [
       "S2 post a text-only submission to a form with a webhook",
       () => f.postHooked({ name_1: "Di" }),
+    ],
+    [
+      "S2 post a submission with an e-mail field (its respondent index record)",
+      () => f.postWithEmail({ name_1: "Eve", email_2: "Eve@example.com" }),
     ],
     [
       "S2 post a text-only submission with an Idempotency-Key, the form's first this hour",

@@ -134,7 +134,10 @@ async function runCell(
     failures.push(fail(`${expected}, nothing changed`, `${answer.status}, the store changed`));
   } else if (routeCase.reveals && answer.status === 200) {
     const shown = routeCase.reveals.found(answer, fx);
-    const allowed = maySee(routeCase.reveals.target, caller, ownerKind);
+    const { target, exact } = routeCase.reveals;
+    const allowed = exact
+      ? expectedStatus(target, caller, ownerKind) === 200
+      : maySee(target, caller, ownerKind);
     if (shown !== allowed) {
       failures.push(fail(`200 ${allowed ? "listing" : "not listing"} the record`, `200 ${body}`));
     }

@@ -1,5 +1,5 @@
 import { datalist, form, manager, reporter, resultIds } from "./case-paths.ts";
-import { submissionInput } from "./matrix-fixture.ts";
+import { respondentEmail, submissionInput } from "./matrix-fixture.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
 /** Datalists, submissions and attachments, with who may use them (docs/design.md §3). */
@@ -126,5 +126,36 @@ export const recordCases: RouteCase[] = [
     name: "audit trail",
     access: manager,
     request: (fx) => ({ path: `${form(fx)}/audit?limit=10` }),
+  },
+  // Erasure and access by respondent: any signed-in caller, over the forms it owns or
+  // manages only; the matrix submission is found exactly for those.
+  {
+    route: "POST /api/restricted/respondents/erase",
+    name: "erasure by respondent",
+    access: { kind: "own" },
+    request: () => ({
+      path: "/api/restricted/respondents/erase",
+      body: { email: respondentEmail.toUpperCase() },
+    }),
+    reveals: {
+      target: manager,
+      exact: true,
+      found: (answer, fx) =>
+        (answer.body.forms as { form_id: string }[]).some(
+          ({ form_id }) => form_id === fx.ids.formId,
+        ),
+    },
+  },
+  {
+    route: "GET /api/restricted/respondents/export",
+    name: "access export by respondent",
+    access: { kind: "own" },
+    audited: true,
+    request: () => ({ path: `/api/restricted/respondents/export?email=${respondentEmail}` }),
+    reveals: {
+      target: manager,
+      exact: true,
+      found: (answer, fx) => answer.body?.form_submission?.id === fx.ids.submissionId,
+    },
   },
 ];

@@ -227,15 +227,22 @@ async function datalistRecords(owner: Owner) {
   return { datalistId, entryId: entryId ?? "" };
 }
 
-/** The matrix form's fields: a required text field and a file field. */
+/** The matrix form's fields: a required text field, a file field and an e-mail field. */
 const fields = [
   { unique_system_name: "gpi_1", type: "text", label: "Name", required: true },
   { unique_system_name: "fil_2", type: "file", label: "Notes", max_files: 1, max_file_size: 1000 },
+  { unique_system_name: "eml_3", type: "email", label: "E-mail" },
 ];
+
+/** The respondent address of the matrix submissions, as its e-mail field holds it. */
+export const respondentEmail = "ada@example.com";
 
 /** An S2 body for the matrix form. */
 export function submissionInput(attachmentId?: string) {
-  const form_fields = [{ unique_system_name: "gpi_1", submitted_value: "Ada" }];
+  const form_fields = [
+    { unique_system_name: "gpi_1", submitted_value: "Ada" },
+    { unique_system_name: "eml_3", submitted_value: respondentEmail },
+  ];
   if (attachmentId)
     form_fields.push({ unique_system_name: "fil_2", submitted_value: attachmentId });
   return { form_fields };

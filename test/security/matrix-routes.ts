@@ -21,7 +21,15 @@ export interface RouteCase {
    * For lists: whether the answer shows the fixture's record, which must be exactly when
    * the caller may see it under `target`.
    */
-  reveals?: { target: Access; found(answer: MatrixAnswer, fx: Fixture): boolean };
+  reveals?: {
+    target: Access;
+    /**
+     * Shown exactly when `target` would answer the caller 200 (a holder of another role on
+     * the form sees nothing), rather than whenever the caller may see the record at all.
+     */
+    exact?: true;
+    found(answer: MatrixAnswer, fx: Fixture): boolean;
+  };
   /**
    * A read recorded in the audit trail (docs/design.md §25): when it succeeds it appends an
    * audit entry, and changes nothing else.

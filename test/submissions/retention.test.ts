@@ -226,6 +226,19 @@ describe("retention per form: the sweep", () => {
         deliveries.map((one) => `${one.event_type} ${one.submission_id}`).sort(),
         [a.id, b.id].map((id) => `form_submission.deleted ${id}`).sort(),
       );
+      // And recorded in the audit trail, by the system (docs/design.md §25).
+      const audit = await queryAll<{ action: string; actor: string; target_ids: string[] }>(
+        store,
+        "audit_entries",
+        env.formId,
+      );
+      assert.deepEqual(
+        audit
+          .filter((entry) => entry.action === "retention_deleted")
+          .map((entry) => `${entry.actor} ${entry.target_ids.join(",")}`)
+          .sort(),
+        [a.id, b.id].map((id) => `system ${id}`).sort(),
+      );
 
       // Day 45: c goes too, d stays; a sweep with nothing to do changes nothing.
       env.at(45);

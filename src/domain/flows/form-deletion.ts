@@ -133,6 +133,7 @@ async function finishFormDeletion(ctx: Context, formId: string) {
   await ctx.store.deletePartition(collections.formUsers, formId);
   await ctx.store.deletePartition(collections.submissions, formId);
   await ctx.store.deletePartition(collections.attachments, formId);
+  await ctx.store.deletePartition(collections.respondentIndex, formId);
   await ctx.store.deletePartition(collections.idempotencyKeys, formId);
   await ctx.store.deletePartition(collections.formCounters, formId);
   const webhooks = await queryAll(ctx.store, collections.webhooks, formId);

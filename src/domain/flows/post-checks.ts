@@ -24,6 +24,7 @@ import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
 import { submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
 import { accessFormToSubmit } from "../settings/submit-access.ts";
+import { respondentKeysOf } from "../submissions/respondent-index.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
 import { checkSubmittedValues } from "../submissions/submission-values.ts";
 
@@ -98,6 +99,7 @@ export function submissionOf(
   draft: boolean,
 ): SubmissionRecord {
   const { created_date_utc: at, modified_date_utc } = createdAt(ctx.now());
+  const keys = respondentKeysOf(form, values);
   return {
     form_id: form.id,
     stale_form_name: form.form_configuration.settings.form_name,
@@ -108,6 +110,7 @@ export function submissionOf(
     is_draft_submission: draft,
     inventory_taken: taken,
     attachments_held: claims.map(({ record }) => claimedRecord(record, id, at)),
+    ...(keys.length > 0 ? { respondent_keys: keys } : {}),
     id,
     created_date_utc: at,
     modified_date_utc,

@@ -12,7 +12,9 @@ import { collections } from "../records/collections.ts";
 import type { AttachmentRecord, SubmissionRecord } from "../records/submission-record.ts";
 import { compileRules } from "../settings/form-rules.ts";
 import { inventoryHeld } from "../settings/inventory.ts";
+import { respondentIndexOps } from "../submissions/respondent-index.ts";
 import { readSubmission } from "../submissions/submission-reading.ts";
+import { purgeDeliveries } from "../webhooks/delivery-purge.ts";
 import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
 
 /**
@@ -21,9 +23,13 @@ import { submissionEventOps } from "../webhooks/webhook-outbox.ts";
  * `Store.batch` conditional on everything as read (a crash leaves all or nothing), with a
  * delivery of `form_submission.deleted` to each webhook called for it (docs/design.md §7):
  * the counter is written on its etag, so the webhooks are those of the form's version as
- * read. Then deletes their files. The batch appends an audit entry of `action` by `source`
- * (docs/design.md §25; by default `submission_deleted` by `system`); with `action` null it
- * appends none, for a caller that records one entry for many deletions itself.
+ * read. Its respondent index records go in the batch too (respondent-index.ts), and an audit
+ * entry of `action` by `source` (docs/design.md §25; by default `submission_deleted` by
+ * `system`; with `action` null none, for a caller that records one entry for many
+ * deletions itself). Then deletes their files, and its deliveries and their outbox entries
+ * (delivery-purge.ts). S7, an erasure and retention all delete a submission through this
+ * one function.
+ * @throws {NotFoundError} when the form has no such submission.
  */
 export async function deleteSubmission(
   ctx: Context,
@@ -35,6 +41,7 @@ export async function deleteSubmission(
   let stored: Stored<SubmissionRecord> | null = await readSubmission(ctx, form.id, submissionId);
   let removed: Stored<AttachmentRecord>[] = [];
   let announced = false;
+  let webhookIds: string[] = [];
   const rules = compileRules(form);
   // In turn with the form's S2s (counter-turns.ts), so that neither makes the other start over.
   const written = await batchInTurns(ctx, form.id, async (attempt) => {
@@ -63,6 +70,7 @@ export async function deleteSubmission(
       snapshot.webhooks,
     );
     announced = event.length > 0;
+    webhookIds = snapshot.webhooks.map(({ id }) => id);
     const audit = action ? [await auditOp(ctx, form.id, source, action, [submissionId])] : [];
     return [
       {
@@ -74,6 +82,7 @@ export async function deleteSubmission(
         previous: stored.record,
       },
       counterOp(formCounter(form.id), counter, counts),
+      ...respondentIndexOps(form.id, submissionId, stored.record.respondent_keys, []),
       // Its files and the storage they give back go with it: the quota stays equal to the records.
       ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
       ...event,
@@ -81,7 +90,11 @@ export async function deleteSubmission(
     ];
   });
   if (written && announced) ctx.nudgeWebhooks();
-  if (written) for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
+  if (written) {
+    for (const { record } of removed) await ctx.blobs?.delete(form.id, record.id);
+    // After the batch: the deliveries live in other partitions (docs/design.md §14).
+    await purgeDeliveries(ctx, form.id, submissionId, webhookIds);
+  }
   return {
     message: "Form submission has been deleted successfully",
     form_submission_item_deleted: written !== null,

@@ -30,6 +30,7 @@ import {
 import type { SubmissionInput, SubmittedField } from "../records/submission-record.ts";
 import { type BotMarks, screenPost } from "../settings/bot-protection.ts";
 import { thanksPageOf } from "../settings/sections/thanks-page.ts";
+import { respondentIndexOps } from "../submissions/respondent-index.ts";
 import {
   type ActionFlags,
   noFailedActions,
@@ -124,6 +125,8 @@ export async function postOps(
     // batch; one a crash leaves without its submission is the sweep's to remove.
     ...claimOps(id, checked.claims, submission.created_date_utc),
     { op: "create", collection: collections.submissions, partition: formId, record: submission },
+    // In the form's partition: on Cosmos DB one more op of the same transactional batch.
+    ...respondentIndexOps(formId, id, [], submission.respondent_keys),
     ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
     ...actions.ops,
   ];

@@ -34,6 +34,11 @@ import type {
 import { webhooksFor } from "../records/webhook-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterRetake, inventoryAfterEdit, inventoryHeld } from "../settings/inventory.ts";
+import {
+  respondentIndexOps,
+  respondentKeysOf,
+  withRespondentKeys,
+} from "../submissions/respondent-index.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
 import { withHistory } from "../submissions/submission-history.ts";
 import { readSubmission } from "../submissions/submission-reading.ts";
@@ -157,14 +162,17 @@ async function editedRecord(
   const merged = new Map(record.form_fields.map((f) => [f.unique_system_name, f]));
   for (const field of input.form_fields) merged.set(field.unique_system_name, field);
   const values = await checkSubmittedValues(ctx, form, [...merged.values()], draft);
-  return {
-    ...record,
-    form_fields: values,
-    search_words: searchWordsOf(form.form_definition, values),
-    is_draft_submission: draft,
-    inventory_taken: inventoryAfterEdit(rules, record, values, draft),
-    modified_date_utc: ctx.now().toISOString(),
-  };
+  return withRespondentKeys(
+    {
+      ...record,
+      form_fields: values,
+      search_words: searchWordsOf(form.form_definition, values),
+      is_draft_submission: draft,
+      inventory_taken: inventoryAfterEdit(rules, record, values, draft),
+      modified_date_utc: ctx.now().toISOString(),
+    },
+    respondentKeysOf(form, values),
+  );
 }
 
 /**
@@ -195,6 +203,13 @@ async function updateOps(
     },
     ...(await removalOps(ctx, form.id, form.owner_user_id, removed, false)),
     ...claimOps(stored.record.id, claims, next.modified_date_utc),
+    // The respondent index follows the addresses it now holds (respondent-index.ts).
+    ...respondentIndexOps(
+      form.id,
+      stored.record.id,
+      stored.record.respondent_keys,
+      next.respondent_keys,
+    ),
     // The claimed files' bytes leave their uploaders' counts (address-uploads.ts).
     ...(await countOps(ctx, uploadersGiveBack(claims.map(({ record }) => record)))),
   ];

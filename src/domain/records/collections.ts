@@ -87,6 +87,12 @@ export const collections = {
    * their retention; partition: the month (`YYYY-MM`); id: the form id. See `audit-sweep.ts`.
    */
   auditMonths: "audit_months",
+  /**
+   * Which submissions of a form hold a respondent's e-mail address (docs/design.md §6):
+   * partition: the form id; id: `<key>.<submission id>`, the key being the hex SHA-256 of the
+   * normalised address. See `respondent-index.ts`.
+   */
+  respondentIndex: "respondent_index",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

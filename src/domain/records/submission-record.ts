@@ -39,6 +39,12 @@ export interface SubmissionRecord extends Timestamps {
   history?: SubmissionVersion[];
   /** How many of the oldest versions the history's bounds dropped; absent: none. */
   history_dropped?: number;
+  /**
+   * Bookkeeping, never shown: the keys of the respondent index records it has
+   * (respondent-index.ts), so that S6 and S7 write exactly those whatever the definition
+   * says by then. Absent when none, and on records stored before the index.
+   */
+  respondent_keys?: string[];
 }
 
 /** One edit of a submission, as its history keeps it (submission-history.ts). */
@@ -85,8 +91,8 @@ export interface AttachmentRecord extends Timestamps {
 
 /**
  * A submission as S5, the export, webhook payloads and destination posts show it: the record
- * without our bookkeeping (`inventory_taken`, `attachments_held`, the history), so that only
- * the interface's fields leave.
+ * without our bookkeeping (`inventory_taken`, `attachments_held`, the history,
+ * `respondent_keys`), so that only the interface's fields leave.
  */
 export function publicSubmission(record: SubmissionRecord) {
   const {
@@ -94,6 +100,7 @@ export function publicSubmission(record: SubmissionRecord) {
     attachments_held: _a,
     history: _h,
     history_dropped: _d,
+    respondent_keys: _k,
     ...view
   } = record;
   return view;

@@ -24,20 +24,32 @@ export async function getSubmission(
 ) {
   const formId = access.form.id;
   const { record } = await readSubmission(ctx, formId, submissionId);
+  const shown = await submissionWithLinks(ctx, access, record);
+  await appendAudit(ctx, formId, source, "submission_read", [submissionId]);
+  return {
+    ...shown,
+    user_has_edit_submission_access: access.isOwner || access.roles.has("has_reporting_full"),
+  };
+}
+
+/**
+ * A submission as S1 shows it (and the respondent export): `form_submission` and its
+ * `attachment_details`, each attachment with a signed read link.
+ */
+export async function submissionWithLinks(
+  ctx: Context,
+  access: FormAccess,
+  record: SubmissionRecord,
+) {
   const attachments = await attachmentsOf(ctx, access, [record]);
   const attachment_details = [];
   for (const attachment of attachments) {
     attachment_details.push({
       attachment: attachmentView(attachment),
-      attachment_sas_uri: await attachmentQuery(ctx, formId, attachment.id),
+      attachment_sas_uri: await attachmentQuery(ctx, access.form.id, attachment.id),
     });
   }
-  await appendAudit(ctx, formId, source, "submission_read", [submissionId]);
-  return {
-    form_submission: submissionView(record),
-    attachment_details,
-    user_has_edit_submission_access: access.isOwner || access.roles.has("has_reporting_full"),
-  };
+  return { form_submission: submissionView(record), attachment_details };
 }
 
 /** S4: a temporary link to one attachment of the form, recorded in the audit trail. */

@@ -4,6 +4,7 @@ import type { AttemptOutcome, WebhookSender } from "../../ports/webhook-sender.t
 import type { Context } from "../context.ts";
 import { collections } from "../records/collections.ts";
 import { type HeldClaim, holdClaim, type LeaseTerms } from "./claim-lease.ts";
+import { forgetDelivery } from "./delivery-purge.ts";
 import { type Claim, rewriteClaim, settleClaim } from "./outbox-claims.ts";
 import { sendFor } from "./outbox-senders.ts";
 import { updateDelivery } from "./webhook-deliveries.ts";
@@ -43,6 +44,11 @@ async function deliverHeld(run: DeliveryRun, lease: HeldClaim): Promise<void> {
     entry.webhook_id,
     entry.id,
   );
+  if (delivery && (await ofDeletedSubmission(ctx, delivery.record))) {
+    // Its submission was deleted and a crash cut the purge short (delivery-purge.ts).
+    if (await lease.release()) await forgetDelivery(ctx, delivery.record);
+    return;
+  }
   const log = attemptLog(run, lease, delivery);
   const send = delivery && (await sendFor(ctx, run.sender, entry, delivery.record));
   if (!send) return log.end("failed");
@@ -64,6 +70,16 @@ async function deliverHeld(run: DeliveryRun, lease: HeldClaim): Promise<void> {
   if (result.status !== "stopped") return log.end(result.status);
   const claim = await lease.release();
   if (run.signal.aborted && claim) await handBack(ctx, claim, attempted);
+}
+
+/**
+ * Whether `delivery` tells of a submission that is gone: one deleted between its batch and
+ * its purge. A deletion's own delivery holds the id alone, and is sent.
+ */
+async function ofDeletedSubmission(ctx: Context, delivery: DeliveryRecord): Promise<boolean> {
+  if (delivery.event_type === "form_submission.deleted") return false;
+  const { form_id, submission_id } = delivery;
+  return !(await ctx.store.get(collections.submissions, form_id, submission_id));
 }
 
 /**

@@ -111,7 +111,8 @@ export interface FormServiceOptions {
    * `limits.attachmentGraceMs` (an upload is released at most this long after its grace
    * period), finishes deleting forms whose deletion a crash cut short, and deletes the
    * submissions past their form's retention. The first sweep runs this long after the start,
-   * or 30 s when that is sooner. 0 turns the timers off (call `sweepAttachments` yourself).
+   * or 31 s when that is sooner (just past an erasure's lease). 0 turns the timers off (call
+   * `sweepAttachments` yourself).
    * @default 600000 (10 minutes)
    */
   sweepIntervalMs?: number;

@@ -1,6 +1,7 @@
 /**
  * Runs the README's shell walk-through as written: the `sh` blocks of its sections
- * "A walk through with curl" and "Partners", in one bash, against a running server.
+ * "A walk through with curl", "Partners" and "Personal data", in one bash, against a running
+ * server.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -35,7 +36,9 @@ export interface WalkThroughRun {
  * node_modules and sources), so that the files it writes land there and not in the repo.
  */
 export async function runReadmeWalkThrough(env: Record<string, string>): Promise<WalkThroughRun> {
-  const script = (await readmeShellBlocks(["A walk through with curl", "Partners"])).join("\n");
+  const script = (
+    await readmeShellBlocks(["A walk through with curl", "Partners", "Personal data"])
+  ).join("\n");
   const folder = await mkdtemp(join(tmpdir(), "formwork-readme-"));
   await lookLikeTheProject(folder);
   const { code, output } = await runBash(script, folder, env);
@@ -85,6 +88,13 @@ export async function assertWalkThroughWorked(run: WalkThroughRun): Promise<void
   assert.match(run.output, /"message":"Submission posted successfully"/);
   assert.match(run.output, /"message":"User updated"/);
   assert.match(run.output, /"form_name":"Carla's survey"/);
+  // Personal data: the respondent's one submission exported, erased, and both audited.
+  assert.match(run.output, /"deleted":1,"forms":\[\{"form_id":"[^"]+","deleted":1\}\]/);
+  const exported = await readFile(join(run.folder, "grace.ndjson"), "utf8");
+  assert.equal(exported.trim().split("\n").length, 1, exported);
+  assert.match(exported, /"submitted_value":"Grace.Hopper@Example.com"/);
+  assert.match(run.output, /"action":"respondent_erased"/);
+  assert.match(run.output, /"action":"respondent_exported"/);
   const downloaded = await readFile(join(run.folder, "downloads", "cv.txt"), "utf8");
   assert.equal(downloaded, "my curriculum vitae\n");
 }

@@ -5467,9 +5467,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Entries per page: 100 by default, at most 1000. */
-                limit?: string;
+                batchSize?: string;
                 /** @description The `continuation_token` of the previous page. */
-                cursor?: string;
+                continuationToken?: string;
             };
             header?: never;
             path: {

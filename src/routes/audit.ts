@@ -20,8 +20,8 @@ export const auditOperations: RouteOperation[] = [
     auth: "account",
     query: auditQuery,
     queryDescriptions: {
-      limit: "Entries per page: 100 by default, at most 1000.",
-      cursor: "The `continuation_token` of the previous page.",
+      batchSize: "Entries per page: 100 by default, at most 1000.",
+      continuationToken: "The `continuation_token` of the previous page.",
     },
     response: {
       description: "`entries`, newest first, and `continuation_token` (null on the last page).",

@@ -40,3 +40,26 @@ export const userIdPathSchema = v.pipe(
     "A user id, `local|<guid>` or `partner_<guid>|<guid>`, percent-encoded (`local%7C…`).",
   ),
 );
+
+/**
+ * The paging parameters of the extension lists (a webhook's deliveries, the audit trail), as
+ * S5 names them: `batchSize` (1 to 1000, `fallback` when absent) and the previous page's
+ * `continuation_token` as `continuationToken`.
+ */
+export function pagingQuery(fallback: number) {
+  return v.object({
+    batchSize: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^\d{1,4}$/, "must be a whole number"),
+        // The bounds below apply to the number; this pattern states them for the document.
+        v.metadata({ pattern: "^(?=\\d{1,4}$)0*(?:[1-9]\\d{0,2}|1000)$" }),
+        v.transform(Number),
+        v.minValue(1, "must be at least 1"),
+        v.maxValue(1000, "must be at most 1000"),
+      ),
+      String(fallback),
+    ),
+    continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+  });
+}

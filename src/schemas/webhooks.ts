@@ -5,7 +5,7 @@ import {
   headerPairIssue,
 } from "../domain/settings/index.ts";
 import { loggedActions, webhookEvents } from "../domain/webhooks/index.ts";
-import { nameSchema } from "./common.ts";
+import { nameSchema, pagingQuery } from "./common.ts";
 
 const url = v.pipe(
   v.string("must be a string"),
@@ -68,21 +68,7 @@ export const webhookBody = v.pipe(
 );
 
 /** Query of the deliveries list (extension). */
-export const deliveriesQuery = v.object({
-  batchSize: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,4}$/, "must be a whole number"),
-      // The bounds below apply to the number; this pattern states them for the document.
-      v.metadata({ pattern: "^(?=\\d{1,4}$)0*(?:[1-9]\\d{0,2}|1000)$" }),
-      v.transform(Number),
-      v.minValue(1, "must be at least 1"),
-      v.maxValue(1000, "must be at most 1000"),
-    ),
-    "50",
-  ),
-  continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
-});
+export const deliveriesQuery = pagingQuery(50);
 
 /** The `action` path parameter of the action deliveries list (extension). */
 export const actionParam = v.picklist(loggedActions, "must be email or destination");

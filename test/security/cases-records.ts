@@ -125,7 +125,7 @@ export const recordCases: RouteCase[] = [
     route: "GET /api/restricted/form/:formId/audit",
     name: "audit trail",
     access: manager,
-    request: (fx) => ({ path: `${form(fx)}/audit?limit=10` }),
+    request: (fx) => ({ path: `${form(fx)}/audit?batchSize=10` }),
   },
   // Erasure and access by respondent: any signed-in caller, over the forms it owns or
   // manages only; the matrix submission is found exactly for those.

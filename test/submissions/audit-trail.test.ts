@@ -191,7 +191,7 @@ describe("audit trail", () => {
       const paged = [];
       let cursor: string | null = null;
       do {
-        const query: string = `?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+        const query: string = `?batchSize=3${cursor ? `&continuationToken=${encodeURIComponent(cursor)}` : ""}`;
         const page = await env.entries(alice, query);
         assert.ok(page.entries.length <= 3);
         paged.push(...page.entries);
@@ -199,7 +199,7 @@ describe("audit trail", () => {
       } while (cursor);
       assert.deepEqual(paged, whole);
 
-      const bad = await request(env.service, "GET", `${base}/audit?limit=1001`, { as: alice });
+      const bad = await request(env.service, "GET", `${base}/audit?batchSize=1001`, { as: alice });
       assert.equal(bad.status, 400);
       // A reporter, who reads submissions, may not read who else did (403); a stranger sees no form.
       const bob = (await env.service.admin.createAccount({ email: "bob@example.com" })) as TestUser;

@@ -227,11 +227,12 @@ describe("retention per form: the sweep", () => {
         [a.id, b.id].map((id) => `form_submission.deleted ${id}`).sort(),
       );
       // And recorded in the audit trail, by the system (docs/design.md §25).
-      const audit = await queryAll<{ action: string; actor: string; target_ids: string[] }>(
-        store,
-        "audit_entries",
-        env.formId,
-      );
+      const audit = await queryAll<{
+        id: string;
+        action: string;
+        actor: string;
+        target_ids: string[];
+      }>(store, "audit_entries", env.formId);
       assert.deepEqual(
         audit
           .filter((entry) => entry.action === "retention_deleted")

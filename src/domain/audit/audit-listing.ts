@@ -5,9 +5,9 @@ import type { AuditEntry } from "./audit-entries.ts";
 /** A page of the audit trail, as the query string asks for it. */
 export interface AuditPageOptions {
   /** Entries per page, 1 to 1000. */
-  limit: number;
+  batchSize: number;
   /** The `continuation_token` of the previous page. */
-  cursor?: string;
+  continuationToken?: string;
 }
 
 /**
@@ -18,8 +18,8 @@ export interface AuditPageOptions {
 export async function listAuditEntries(ctx: Context, formId: string, options: AuditPageOptions) {
   const page = await ctx.store.query<AuditEntry>(collections.auditEntries, formId, {
     orderBy: { field: "at", direction: "desc" },
-    limit: options.limit,
-    continuation: options.cursor ?? null,
+    limit: options.batchSize,
+    continuation: options.continuationToken ?? null,
   });
   return { entries: page.items.map(({ record }) => record), continuation_token: page.continuation };
 }

@@ -3,7 +3,7 @@
  * in one file lets one rename publish or replace them together and one unlink remove them,
  * so a reader never pairs the info of one version with the bytes of another.
  */
-import { createWriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import type { BlobInfo } from "formwork/ports";
@@ -60,8 +60,9 @@ export async function writeBlobFile(
       yield next.value;
     }
   }
+  let file: WriteStream | undefined;
   try {
-    const file = createWriteStream(path, {
+    file = createWriteStream(path, {
       flags: "wx",
       mode: 0o600,
       highWaterMark: writeBufferBytes,
@@ -69,6 +70,11 @@ export async function writeBlobFile(
     await pipeline(chunks(), file);
     return bytes;
   } catch (error) {
+    // A body that fails at once may fail the pipeline while the file is still being opened;
+    // the open then creates it later. Wait until it is closed, so that the caller's clean-up
+    // finds it.
+    if (file && !file.closed)
+      await new Promise<void>((resolve) => file?.once("close", () => resolve()));
     // Stops the sender too; a no-op when the body itself failed.
     await reader.cancel(error).catch(() => {});
     if (failed) throw failed.error;

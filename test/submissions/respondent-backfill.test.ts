@@ -62,15 +62,19 @@ async function indexOf(store: Store, formId: string) {
 
 describe("the respondent index's backfill", () => {
   for (const [name, open] of storeKinds("memory", "lowdb", "cosmos")) {
-    it(`finds old submissions once, erases them exactly, and scans no more (${name})`, async () => {
+    it(`the first export keys old submissions once; later ones read a marker (${name})`, async () => {
       const store = await open();
       const env = await oldForms(store);
       const { alice, news, tea, ids, calls } = env;
       const none = await store.get("submissions", news, ids.none);
-      assert.equal((await env.exportOf("ada@example.com", { as: alice })).lines.length, 3);
+      const ada = await env.exportOf("ada@example.com", { as: alice });
+      assert.deepEqual(
+        ada.lines.map((line) => line.form_submission.id).sort(),
+        [ids.ada, ids.adaDraft, ids.adaTea].sort(),
+      );
 
-      // The first export keyed the three old submissions of the news form holding an address,
-      // one batch each, and left the one without as it was.
+      // It keyed the old submissions holding an address, one batch each, and left the one
+      // without as it was.
       const keyed = await recordsOf(store, "submissions");
       const keysOf = (id: string) =>
         keyed.find(({ record }) => record.id === id)?.record.respondent_keys;
@@ -98,6 +102,28 @@ describe("the respondent index's backfill", () => {
       assert.equal(calls.includes("query submissions"), false);
       assert.equal(calls.includes("batch"), false);
 
+      // A second backfill (the marker lost) finds nothing to write.
+      await store.delete("service_state", "respondents-indexed", news);
+      calls.length = 0;
+      assert.equal((await env.exportOf("bob@example.com", { as: alice })).lines.length, 1);
+      assert.equal(calls.filter((call) => call === "query submissions").length, 1);
+      assert.equal(calls.includes("batch"), false);
+      assert.ok(await store.get("service_state", "respondents-indexed", news));
+
+      // F3 deletes the form's marker with the form.
+      const f3 = settingsPath(news, "generalsettingsdelete");
+      const deleted = await env.call("POST", f3, { as: alice });
+      assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+      assert.equal(await store.get("service_state", "respondents-indexed", news), null);
+      assert.ok(await store.get("service_state", "respondents-indexed", tea));
+      await env.service.close();
+    });
+
+    it(`the first erasure keys old submissions and deletes them exactly (${name})`, async () => {
+      const store = await open();
+      const env = await oldForms(store);
+      const { alice, news, tea, ids } = env;
+      assert.deepEqual(await countsOf(store, [news, tea]), [4, 1]);
       const erased = await env.erase("ada@example.com", { as: alice });
       assert.equal(erased.status, 200, JSON.stringify(erased.body));
       assert.equal(erased.body.deleted, 3);
@@ -109,18 +135,20 @@ describe("the respondent index's backfill", () => {
         ].sort((a, b) => a.form_id.localeCompare(b.form_id)),
       );
       assert.deepEqual(await countsOf(store, [news, tea]), [2, 0]);
-      for (const id of [ids.ada, ids.adaDraft]) {
-        const read = await env.call("GET", submissionPath(news, id), { as: alice });
+      for (const [formId, id] of [
+        [news, ids.ada],
+        [news, ids.adaDraft],
+        [tea, ids.adaTea],
+      ] as const) {
+        const read = await env.call("GET", submissionPath(formId, id), { as: alice });
         assert.equal(read.status, 404);
       }
+      for (const id of [ids.bob, ids.none]) {
+        const read = await env.call("GET", submissionPath(news, id), { as: alice });
+        assert.equal(read.status, 200);
+      }
       assert.equal((await env.exportOf("ada@example.com", { as: alice })).text, "");
-
-      // F3 deletes the form's marker with the form.
-      const f3 = settingsPath(news, "generalsettingsdelete");
-      const deleted = await env.call("POST", f3, { as: alice });
-      assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
-      assert.equal(await store.get("service_state", "respondents-indexed", news), null);
-      assert.ok(await store.get("service_state", "respondents-indexed", tea));
+      assert.equal((await env.exportOf("bob@example.com", { as: alice })).lines.length, 1);
       await env.service.close();
     });
 
@@ -201,6 +229,7 @@ describe("the respondent index's backfill", () => {
 
     it(`writes none of a batch's creates when its replace's etag is stale (${name})`, async () => {
       const store = await open();
+      const next: Submission = { id: "s", form_fields: [] };
       const first = await store.create("submissions", "f", { id: "s", n: 1 });
       await store.replace("submissions", "f", { id: "s", n: 2 });
       await assert.rejects(
@@ -209,7 +238,7 @@ describe("the respondent index's backfill", () => {
             op: "replace",
             collection: "submissions",
             partition: "f",
-            record: { id: "s", n: 3 },
+            record: next,
             ifMatch: first.etag,
             previous: first.record,
           },

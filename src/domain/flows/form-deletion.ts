@@ -146,7 +146,7 @@ async function finishFormDeletion(ctx: Context, formId: string) {
     await ctx.store.deletePartition(collections.webhookDeliveries, actionLogId(action, formId));
   }
   await ctx.blobs?.deleteContainer(formId);
-  // Its respondent index's marker (respondent-backfill.ts); harmless if a crash leaves it.
+  // Its respondent index's marker (respondent-backfill.ts), before the note as the rest.
   await ctx.store.delete(collections.serviceState, indexedFormsPartition, formId);
   await ctx.store.delete(collections.serviceState, deletionsPartition, formId);
 }

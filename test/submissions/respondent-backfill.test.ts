@@ -5,6 +5,7 @@
  * and scan nothing; a submission changed or deleted during the backfill is indexed as it is.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
 import { type BatchOp, type Store, StoreConflictError } from "../../src/ports/store.ts";
 import { countingStore } from "../counting-store.ts";
@@ -224,6 +225,25 @@ describe("the respondent index's backfill", () => {
       const keyed = await store.get<Submission>("submissions", news, id);
       assert.deepEqual(keyed?.record.respondent_keys, keys);
       assert.equal((await indexOf(store, news)).length, 1);
+      await env.service.close();
+    });
+
+    it(`backfills the forms of a job an older version left before the sweep erases (${name})`, async () => {
+      const store = await open();
+      const env = await oldForms(store);
+      const { alice, news, tea, ids } = env;
+      const key = createHash("sha256").update("ada@example.com").digest("hex");
+      const past = new Date(env.clock.now.getTime() - 60_000).toISOString();
+      const job = { id: "old-job", key, form_ids: [news, tea], lease_until: past };
+      await store.create("service_state", "erasures", { ...job, created_date_utc: past });
+      await env.service.sweepAttachments();
+      assert.equal(await store.get("service_state", "erasures", "old-job"), null);
+      assert.deepEqual(await countsOf(store, [news, tea]), [2, 0]);
+      const left = await env.call("GET", `/api/restricted/form/${news}/submissions`, { as: alice });
+      assert.deepEqual(
+        left.body.results.map((s: { id: string }) => s.id).sort(),
+        [ids.bob, ids.none].sort(),
+      );
       await env.service.close();
     });
 

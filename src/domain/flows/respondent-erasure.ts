@@ -70,8 +70,8 @@ export async function eraseRespondent(
   source: AuditSource,
 ) {
   const forms = (await respondentForms(ctx, caller)).map(({ form }) => form);
-  // Before the job, so that its lease covers the deletions alone: a crash here left nothing
-  // to take up, and the next request finds the forms done so far marked.
+  // Before the job, so that its lease covers the deletions alone: a crash here leaves nothing
+  // to take up (the request failed), and the next one finds the forms done so far marked.
   for (const form of forms) await ensureRespondentIndex(ctx, form);
   const job: ErasureJob = {
     id: newId(),

@@ -34,7 +34,7 @@ describe("serviceQueries", () => {
     const status = { field: "status", op: "eq", value: "x" } as const;
     assert.equal(isServiceQuery("submissions", { where: [eqWord], orderBy }), false);
     assert.equal(isServiceQuery("submissions", { where: [status], orderBy }), false);
-    assert.equal(isServiceQuery("submissions"), false);
+    assert.equal(isServiceQuery("customers"), false);
     assert.equal(isServiceQuery("forms"), false);
     assert.equal(isServiceQuery("datalist_entries", { orderBy }), false);
   });

@@ -34,6 +34,9 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
       orderBy: "created_date_utc",
       usedBy: "the retention sweep (submissions past the form's retention)",
     },
+    {
+      usedBy: "an erasure or access request by respondent, a form's first (the index's backfill)",
+    },
   ],
   attachments: [{ usedBy: "F3 delete a form (its files' bytes, for the quota)" }],
   form_users: [

@@ -19,7 +19,7 @@ export const respondentOperations: RouteOperation[] = [
     ref: "extension",
     summary: "Delete every submission of one respondent across the caller's forms",
     description:
-      "Deletes, on each form the caller owns or holds `has_account_management` on, every submission whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively, with its files, deliveries and history, as S7 does (webhooks called for `form_submission.deleted` hear of each). Submissions stored before the respondent index existed, and never edited since, are not found. A request cut short by a crash is finished by the service's sweep.",
+      "Deletes, on each form the caller owns or holds `has_account_management` on, every submission whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively, with its files, deliveries and history, as S7 does (webhooks called for `form_submission.deleted` hear of each). A form's first erasure or export also indexes, once, the submissions stored before the respondent index existed, so it takes one pass over the form's submissions. A request cut short by a crash is finished by the service's sweep.",
     tag: "Submissions",
     auth: "account",
     body: { json: { name: "RespondentErasure", schema: respondentBody }, required: true },
@@ -40,7 +40,7 @@ export const respondentOperations: RouteOperation[] = [
     ref: "extension",
     summary: "Export every submission of one respondent across the caller's forms",
     description:
-      "Streams newline-delimited JSON, one line per submission of the forms the caller owns or holds `has_account_management` on whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively: `form_id`, `form_name`, and `form_submission` and `attachment_details` as S1 answers them, each attachment also with `attachment_url`, its whole signed read link. No submission: an empty body.",
+      "Streams newline-delimited JSON, one line per submission of the forms the caller owns or holds `has_account_management` on whose e-mail fields (or the confirmation e-mail's recipient field) hold `email`, compared case-insensitively: `form_id`, `form_name`, and `form_submission` and `attachment_details` as S1 answers them, each attachment also with `attachment_url`, its whole signed read link. No submission: an empty body. A form's first erasure or export also indexes, once, the submissions stored before the respondent index existed, so it takes one pass over the form's submissions.",
     tag: "Submissions",
     auth: "account",
     query: respondentQuery,

@@ -37,7 +37,7 @@ const expected: Record<string, number> = {
   "S5 list submissions, next page (2 with files)": 5,
   "S6 update a submission": 9,
   "S7 delete a submission with its file": 9,
-  "F3 delete a form with 5 submissions and 1 file": 27,
+  "F3 delete a form with 5 submissions and 1 file": 28,
 };
 
 /**

@@ -19,6 +19,7 @@ import { counterOp } from "../quotas/counters.ts";
 import { quotaCounter } from "../quotas/quotas.ts";
 import { collections } from "../records/collections.ts";
 import type { AttachmentRecord } from "../records/submission-record.ts";
+import { indexedFormsPartition } from "../submissions/respondent-backfill.ts";
 import { loggedActions } from "../webhooks/action-deliveries.ts";
 import { actionLogId } from "../webhooks/webhook-outbox.ts";
 
@@ -145,6 +146,8 @@ async function finishFormDeletion(ctx: Context, formId: string) {
     await ctx.store.deletePartition(collections.webhookDeliveries, actionLogId(action, formId));
   }
   await ctx.blobs?.deleteContainer(formId);
+  // Its respondent index's marker (respondent-backfill.ts), before the note as the rest.
+  await ctx.store.delete(collections.serviceState, indexedFormsPartition, formId);
   await ctx.store.delete(collections.serviceState, deletionsPartition, formId);
 }
 

@@ -6,6 +6,7 @@ import { type AuditSource, systemSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { collections } from "../records/collections.ts";
+import { ensureRespondentIndex } from "../submissions/respondent-backfill.ts";
 import { indexedSubmissions, respondentKeyOf } from "../submissions/respondent-index.ts";
 import { purgeDeliveries } from "../webhooks/delivery-purge.ts";
 import { respondentForms } from "./respondent-forms.ts";
@@ -69,6 +70,9 @@ export async function eraseRespondent(
   source: AuditSource,
 ) {
   const forms = (await respondentForms(ctx, caller)).map(({ form }) => form);
+  // Before the job, so that its lease covers the deletions alone: a crash here leaves nothing
+  // to take up (the request failed), and the next one finds the forms done so far marked.
+  for (const form of forms) await ensureRespondentIndex(ctx, form);
   const job: ErasureJob = {
     id: newId(),
     key: respondentKeyOf(email),
@@ -190,6 +194,11 @@ export async function resumeErasures(ctx: Context): Promise<number> {
       } catch (error) {
         if (error instanceof StoreConflictError) continue;
         throw error;
+      }
+      // A job written before the backfill existed: its forms may not be indexed.
+      for (const formId of job.form_ids) {
+        const form = await readForm(ctx, formId);
+        if (form) await ensureRespondentIndex(ctx, form);
       }
       await runErasure(ctx, job);
       await ctx.store.delete(collections.serviceState, erasuresPartition, job.id);

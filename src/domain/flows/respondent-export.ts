@@ -5,6 +5,7 @@ import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
 import { collections } from "../records/collections.ts";
 import type { SubmissionRecord } from "../records/submission-record.ts";
+import { ensureRespondentIndex } from "../submissions/respondent-backfill.ts";
 import { indexedSubmissions, respondentKeyOf } from "../submissions/respondent-index.ts";
 import { submissionWithLinks } from "../submissions/submission-reading.ts";
 import { respondentForms } from "./respondent-forms.ts";
@@ -18,7 +19,8 @@ import { respondentForms } from "./respondent-forms.ts";
  * when the client has taken the page before, so memory holds one page whatever their number.
  * A store failure in the middle ends the stream with an error, as the form export's does.
  * Each page of a form's submissions is recorded in its audit trail (`respondent_exported`,
- * their ids) before its lines are read (docs/design.md §25).
+ * their ids) before its lines are read (docs/design.md §25). Each form is made sure of its
+ * index (respondent-backfill.ts) when the stream reaches it.
  */
 export async function exportRespondent(
   ctx: Context,
@@ -37,6 +39,7 @@ export async function exportRespondent(
         // A pull that enqueues nothing and does not close is not called again: read on
         // until a page holds a line or the forms are done.
         for (let access = forms[current]; access; access = forms[current]) {
+          if (continuation === null) await ensureRespondentIndex(ctx, access.form);
           const page = await indexedSubmissions(ctx, access.form.id, key, continuation);
           let text = "";
           if (page.ids.length > 0)

@@ -117,6 +117,10 @@ export async function startCosmosStandIn(): Promise<CosmosStandIn> {
   // Transactional batches all or nothing, as on Cosmos DB (atomic-batches.ts).
   makeStandInBatchesAtomic();
   const server = createHttpServer({ keepAlive: true });
+  // Node closes a kept-alive connection after 5 s idle by default; a client that sends on it
+  // just then gets ECONNRESET, which the Cosmos SDK retries for reads but not for writes. The
+  // SDK keeps its connections open, so the stand-in does too, as Cosmos DB's gateway does.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -50,6 +50,10 @@ export async function startCosmosEmulator(): Promise<CosmosEmulator> {
   // Transactional batches all or nothing, as on Cosmos DB (examples/azure/atomic-batches.ts).
   makeStandInBatchesAtomic();
   const server = createHttpsServer({ keepAlive: true });
+  // Node closes a kept-alive connection after 5 s idle by default; a client that sends on it
+  // just then gets ECONNRESET, which the Cosmos SDK retries for reads but not for writes. The
+  // SDK keeps its connections open, so the stand-in does too, as Cosmos DB's gateway does.
+  server.keepAliveTimeout = 0;
   const [serve] = server.listeners("request") as ((
     q: IncomingMessage,
     s: ServerResponse,

@@ -9,11 +9,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { compileDefinition } from "../../src/domain/forms/form-definition.ts";
 import type { FormRecord } from "../../src/domain/forms/form-record.ts";
 import { compileRules, evaluate } from "../../src/domain/settings/form-rules.ts";
+import { clientScript } from "../../src/hosted-page/client-bundle.ts";
 import { settingsPath } from "./fixture.ts";
 import { browserSession } from "./session.ts";
 
@@ -344,7 +346,11 @@ describe("one rules engine: the server and the page agree on a table of forms", 
     }, calculatedNames);
   }
 
-  it("agrees on every row: hidden, required and calculated fields", async () => {
+  it("agrees on every row: hidden, required and calculated fields", async (t) => {
+    // The page carries the shared engine: its weight, for docs/design.md §21's budget.
+    t.diagnostic(
+      `page script with the rules engine: ${gzipSync(clientScript).length} bytes gzipped`,
+    );
     const page = await s.openPage();
     for (const row of cases) {
       const formId = await createForm(row);

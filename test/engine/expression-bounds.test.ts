@@ -4,7 +4,7 @@ import { LogicEngine } from "json-logic-engine";
 import type { FormField } from "../../src/domain/forms/form-definition.ts";
 import type { FormRules } from "../../src/domain/settings/compiled-rules.ts";
 import { evaluate } from "../../src/domain/settings/form-rules.ts";
-import { compileExpression, maxExpressionText } from "../../src/domain/settings/json-logic.ts";
+import { compileExpression, maxExpressionText } from "../../src/rules/json-logic.ts";
 
 /**
  * The library as it comes, interpreted as the hosted page runs it, to compare the bounded

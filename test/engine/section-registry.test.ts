@@ -77,7 +77,7 @@ describe("settings sections", () => {
 
 /** A made-up engine section: the fields it names are always hidden, so never stored. */
 const madeUpModule = `import * as v from "valibot";
-import { compileExpression } from "../json-logic.ts";
+import { compileExpression } from "../../../rules/json-logic.ts";
 import { definitionChecks } from "./definition-checks.ts";
 import { fieldName, lenient } from "./schema-parts.ts";
 import type { SettingsSection } from "./section.ts";

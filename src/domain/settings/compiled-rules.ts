@@ -2,20 +2,9 @@
  * A form's rules as the engine holds them once compiled (docs/design.md §11): what each
  * engine section compiles to (sections/) and what form-rules.ts applies to a submission.
  */
-import type { CompiledExpression } from "./json-logic.ts";
+import type { Calculation, Condition } from "../../rules/evaluation.ts";
 
-/** Fields a condition shows, or requires, while it holds. */
-export interface Condition {
-  fields: string[];
-  action: "show" | "require";
-  when: CompiledExpression;
-}
-
-/** A field whose stored value the server computes. */
-export interface Calculation {
-  name: string;
-  run: CompiledExpression;
-}
+export type { Calculation, Condition };
 
 /** One limited option: how many submissions may choose it. */
 export interface InventoryItem {

@@ -1,11 +1,13 @@
 /**
- * The form engine's rules applied live in the hosted page (docs/design.md §11), with the same
- * JsonLogic library as the server: fields shown and hidden, calculated fields filled in,
- * cascading lists narrowed to the chosen value's options, sold-out options disabled. The
- * server applies them again on submit and stays the authority. Runs in the browser only.
+ * The form engine's rules applied live in the hosted page (docs/design.md §11, §21): fields
+ * shown and hidden, required or not, calculated fields filled in, by the very `evaluate` S2
+ * runs (src/rules/), so the page shows what S2 will store; cascading lists narrowed to the
+ * chosen value's options, sold-out options disabled. The server applies them again on submit
+ * and stays the authority. Runs in the browser only.
  */
-import { LogicEngine } from "json-logic-engine";
 import type { LiveFeature } from "../../domain/settings/index.ts";
+import { type EvaluatedRules, evaluate } from "../../rules/evaluation.ts";
+import { compileExpression } from "../../rules/json-logic.ts";
 
 /** One item of each feature, as the sections feeding it give it from F5's answer. */
 interface LiveItem {
@@ -24,17 +26,6 @@ interface LiveItem {
  * `live`, src/domain/settings/sections/).
  */
 export type PageRules = { [F in LiveFeature]?: LiveItem[F][] };
-
-// `run` interprets with closures and never compiles with eval, which the page's CSP forbids.
-const engine = new LogicEngine();
-
-function evaluate(expression: unknown, data: Record<string, unknown>): unknown {
-  try {
-    return engine.run(expression, data);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The fields of the form, by system name. */
 function fieldsOf(form: HTMLFormElement): Map<string, HTMLElement> {
@@ -55,44 +46,61 @@ export function currentValue(field: HTMLElement): string {
   return type === "file" || !control ? "" : control.value;
 }
 
-function logicValue(field: HTMLElement, value: string): string | number {
-  if (field.dataset.type !== "number" || value.trim() === "") return value;
-  const number = Number(value);
-  return Number.isFinite(number) ? number : value;
+/**
+ * The conditions and calculations of `rules` as S2 compiles them (the sections' `compile`):
+ * a calculation of a field the page lacks, or of a file field, is left out.
+ */
+function evaluatedRules(rules: PageRules, fields: Map<string, HTMLElement>): EvaluatedRules {
+  return {
+    conditions: (rules.conditions ?? []).map((rule) => ({
+      fields: rule.fields.filter((name) => fields.has(name)),
+      action: rule.action,
+      when: compileExpression(rule.when),
+    })),
+    calculations: (rules.calculations ?? [])
+      .filter((calc) => {
+        const type = fields.get(calc.unique_system_name)?.dataset.type;
+        return type !== undefined && type !== "file";
+      })
+      .map((calc) => ({ name: calc.unique_system_name, run: compileExpression(calc.expression) })),
+  };
 }
 
-/** Applies `rules` to `form` now and after every change a person makes. */
+/** Whether the definition makes `field` required, as fields.ts drew it. */
+function requiredByDefinition(field: HTMLElement): boolean {
+  return field.querySelector(".mark, [required], [aria-required='true']") !== null;
+}
+
+/**
+ * Applies `rules` to `form` now and after every change a person makes. Each field's
+ * `hidden` and `data-required` ("true" or "false") and each calculated field's value are
+ * what S2's evaluation of the same values decides.
+ */
 export function applyRules(form: HTMLFormElement, rules: PageRules): void {
   const fields = fieldsOf(form);
-  const calculations = rules.calculations ?? [];
-  for (const { unique_system_name: name } of calculations) {
+  const evaluated = evaluatedRules(rules, fields);
+  const types = new Map(
+    [...fields].map(([name, field]) => [name, { type: field.dataset.type ?? "" }]),
+  );
+  const ownRequired = new Set(
+    [...fields].filter(([, f]) => requiredByDefinition(f)).map(([n]) => n),
+  );
+  for (const { name } of evaluated.calculations) {
     const control = fields.get(name)?.querySelector("input");
     if (control) control.readOnly = true;
   }
-  // As the server does: a calculation sees the plain fields and the results before it; its
-  // own field and later calculated ones read "".
-  const calculated = new Set(calculations.map((calculation) => calculation.unique_system_name));
   const update = () => {
-    const data: Record<string, string | number> = {};
-    for (const [name, field] of fields) {
-      data[name] = calculated.has(name) ? "" : logicValue(field, currentValue(field));
-    }
-    for (const { unique_system_name: name, expression } of calculations) {
-      const result = evaluate(expression, data);
-      const value =
-        typeof result === "string" || (typeof result === "number" && Number.isFinite(result))
-          ? result
-          : "";
-      data[name] = value;
+    const given = new Map([...fields].map(([name, field]) => [name, currentValue(field)]));
+    const evaluation = evaluate(evaluated, types, given);
+    for (const name of evaluation.calculated) {
       const control = fields.get(name)?.querySelector("input");
-      if (control) control.value = String(value);
+      if (control) control.value = evaluation.values.get(name) ?? "";
     }
-    const hidden = new Set<string>();
-    for (const rule of rules.conditions ?? []) {
-      if (rule.action !== "show" || engine.truthy(evaluate(rule.when, data))) continue;
-      for (const name of rule.fields) hidden.add(name);
+    for (const [name, field] of fields) {
+      field.hidden = evaluation.hidden.has(name);
+      const required = !field.hidden && (ownRequired.has(name) || evaluation.required.has(name));
+      field.dataset.required = String(required);
     }
-    for (const [name, field] of fields) field.hidden = hidden.has(name);
     for (const rule of rules.cascades ?? []) {
       const field = fields.get(rule.unique_system_name);
       const chosen = currentValue(fields.get(rule.depends_on) ?? field ?? form);

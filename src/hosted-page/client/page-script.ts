@@ -228,8 +228,10 @@ function start(form: HTMLFormElement): void {
     let failed = false;
     showAlert("");
     for (const field of fields()) setError(field, "");
-    // A hidden field's value is never sent: the server would drop it anyway.
-    for (const field of fields().filter((f) => !f.hidden)) {
+    // S2 evaluates the rules over what it is sent, as the page did over what it shows: a
+    // hidden field's value is sent (a calculation may read it) and S2 drops it; a hidden
+    // file field's uploads are not.
+    for (const field of fields().filter((f) => !f.hidden || f.dataset.type !== "file")) {
       const value = await submittedValue(field);
       if (value === null) failed = true;
       else if (value !== "") values[field.dataset.name ?? ""] = value;

@@ -4,7 +4,7 @@
  * it and the hosted page shows and hides fields live.
  */
 import * as v from "valibot";
-import { compileExpression } from "../json-logic.ts";
+import { compileExpression } from "../../../rules/json-logic.ts";
 import { definitionChecks } from "./definition-checks.ts";
 import { expression, fieldName, lenient } from "./schema-parts.ts";
 import type { SettingsSection } from "./section.ts";

@@ -3,9 +3,9 @@
  * the fields they name exist, and what their JsonLogic expressions read.
  */
 import type { ValidationIssue } from "../../../kernel/errors.ts";
+import { expressionProblem } from "../../../rules/json-logic.ts";
 import { type FormDefinition, type FormField, fieldsOf } from "../../forms/form-definition.ts";
 import { readsOf } from "../expression-reads.ts";
-import { expressionProblem } from "../json-logic.ts";
 
 /** Issues gathered against one form's definition. */
 export interface DefinitionChecks {

@@ -1,12 +1,18 @@
 /**
- * JsonLogic expressions of the settings sections (docs/design.md §11), run by `json-logic-engine`.
+ * JsonLogic expressions of the settings sections (docs/design.md §11), run by `json-logic-engine`,
+ * the same way on the server and in the hosted page (this module is bundled into the page).
  *
  * Why `json-logic-engine` rather than `json-logic-js`: it is maintained (json-logic-js has had
  * no release since 2020), it is a proper ESM/CJS package that bundles for the browser without
- * shims (the hosted page runs the same rules), and it compiles an expression once into a
- * function (`build`), which S2 keeps per form version (form-rules.ts) instead of walking the
- * JSON on every post. Its operators are a superset of json-logic-js's, so rules written for
- * either run here. We never `eval` an expression ourselves, nor parse one by hand.
+ * shims, and its operators are a superset of json-logic-js's, so rules written for either run
+ * here. We never `eval` an expression ourselves, nor parse one by hand.
+ *
+ * Why its interpreter and never its compiler (`build`): `build` generates JavaScript and runs
+ * it through `eval`, which the page's Content-Security-Policy forbids, and the two do not
+ * agree (`{"!=": [3, "abc"]}` is true compiled and fails interpreted; `/`, `<`, `cat` with
+ * `null` differ too). One path on both sides is what keeps the page and S2 in agreement. The
+ * engine's optimizer is off as well: it caches by expression object and switches itself off
+ * after 500 misses in a row, so a busy server would otherwise change path mid-run.
  */
 import { LogicEngine } from "json-logic-engine";
 
@@ -25,7 +31,7 @@ export const maxExpressionText = 64 * 1024;
 
 // One engine for the process: methods are the library's own, never extended by input, but
 // for the two that turn values into text, bounded (docs/design.md §11).
-const engine = new LogicEngine(undefined, { maxDepth: 32 });
+const engine = new LogicEngine(undefined, { maxDepth: 32, disableInterpretedOptimization: true });
 engine.addMethod("cat", boundedCat, { deterministic: true, optimizeUnary: true });
 engine.addMethod("in", boundedIn);
 
@@ -84,20 +90,14 @@ function textOf(value: unknown, max: number): string {
 }
 
 /**
- * Compiles `expression` once. Evaluation errors (division by zero, a bad operand) yield
- * `undefined`; an expression that cannot even be compiled yields `undefined` every time, so
- * a stored section never makes a request fail.
+ * `expression` as a function of the values, interpreted on each call. Evaluation errors
+ * (division by zero, a bad operand, an operator the library does not know) yield
+ * `undefined`, so a stored section never makes a request fail.
  */
 export function compileExpression(expression: unknown): CompiledExpression {
-  let run: (data: LogicData) => unknown;
-  try {
-    run = engine.build(expression) as (data: LogicData) => unknown;
-  } catch {
-    return () => undefined;
-  }
   return (data) => {
     try {
-      return run(data);
+      return engine.run(expression, data);
     } catch {
       return undefined;
     }
@@ -106,7 +106,7 @@ export function compileExpression(expression: unknown): CompiledExpression {
 
 /**
  * Why `expression` is not JsonLogic (it uses an operator the library does not know), or
- * `null`. An expression the library refuses for another reason (a division by a constant
+ * `null`; F2 asks this, never the page. An expression the library refuses for another reason (a division by a constant
  * 0) is accepted: it yields nothing when run, as any failing expression does.
  */
 export function expressionProblem(expression: unknown): string | null {

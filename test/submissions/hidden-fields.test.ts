@@ -10,7 +10,7 @@ import { createFormService } from "../../src/index.ts";
 import type { Store } from "../../src/ports/index.ts";
 import { conformingFetch, formInput, request, type TestUser } from "../helpers.ts";
 import { serviceQueriesOnly } from "../service-queries-only.ts";
-import { storeKinds } from "../store-kinds.ts";
+import { openStore, storeKinds } from "../store-kinds.ts";
 
 const fields = [
   { unique_system_name: "name_1", type: "text", label: "Name", required: true, max_length: 40 },
@@ -65,7 +65,7 @@ const failed = (message: string, issues: { path: string; message: string }[]) =>
 
 describe("hidden fields and prefill_fields", () => {
   it("F1 refuses a hidden field whose default is longer than its max_length, or not text", async () => {
-    const { call } = await world(await storeKinds("memory")[0][1]());
+    const { call } = await world(await openStore("memory"));
     const long = { ...fields[1], default_value: "much too long" };
     const refused = await call("POST", "/api/restricted/form", formInput("Signup", [long]));
     assert.equal(refused.status, 400);
@@ -86,7 +86,7 @@ describe("hidden fields and prefill_fields", () => {
   });
 
   it("F2 refuses prefill_fields naming no field, a file field, a name twice, or not a list", async () => {
-    const { general } = await world(await storeKinds("memory")[0][1]());
+    const { general } = await world(await openStore("memory"));
     const refused = await general({ prefill_fields: ["name_1", "nope_9", "cv_4", "name_1"] });
     assert.equal(refused.status, 400);
     assert.deepEqual(

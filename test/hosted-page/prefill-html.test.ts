@@ -92,6 +92,8 @@ describe("hosted form page (extension): prefill and hidden fields", () => {
     assert.doesNotMatch(fieldOf(text, "secret_7"), /value=/);
     assert.match(fieldOf(text, "age_8"), / value="36">/);
     assert.doesNotMatch(fieldOf(text, "cv_9"), /value=/);
+    // The parser drops a newline right after `<textarea>`: the value's own is kept.
+    assert.match(fieldOf(await page("note_6=%0AHi"), "note_6"), />\n\nHi<\/textarea>/);
   });
 
   it("ignores values that do not fit, keeping a hidden field's default", async () => {

@@ -1009,6 +1009,16 @@ export interface components {
                         /** @default false */
                         required?: boolean;
                         /** @constant */
+                        type: "hidden";
+                        max_length?: number;
+                        default_value?: string;
+                    } | {
+                        unique_system_name: string;
+                        /** @default  */
+                        label?: string;
+                        /** @default false */
+                        required?: boolean;
+                        /** @constant */
                         type: "file";
                         max_files?: number;
                         max_file_size?: number;
@@ -1095,6 +1105,16 @@ export interface components {
                         /** @default false */
                         required?: boolean;
                         /** @constant */
+                        type: "hidden";
+                        max_length?: number;
+                        default_value?: string;
+                    } | {
+                        unique_system_name: string;
+                        /** @default  */
+                        label?: string;
+                        /** @default false */
+                        required?: boolean;
+                        /** @constant */
                         type: "file";
                         max_files?: number;
                         max_file_size?: number;
@@ -1107,6 +1127,7 @@ export interface components {
             form_description?: string;
             analytics_tracking_id?: string;
             is_disabled?: boolean;
+            prefill_fields?: string[];
         } | {
             /**
              * @default inline_message
@@ -1228,6 +1249,8 @@ export interface components {
                     form_type: "conversational" | "classicsingle" | "classicmulti";
                     form_system_version: number;
                     form_description?: string;
+                    /** @description The fields the hosted page fills in from its address's query, by system name; left out when none. */
+                    prefill_fields?: string[];
                 };
                 conditionallogicsettings?: Record<string, never>;
                 calculatedfieldsettings?: Record<string, never>;

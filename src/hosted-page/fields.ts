@@ -5,12 +5,18 @@ import { type HtmlValue, html, type SafeHtml } from "./html.ts";
  * One field of a form definition as accessible HTML: a `<label for>` on every control (a
  * `<fieldset>` and `<legend>` around radio and checkbox options), `required` with
  * `aria-required` and a visible mark, and an error slot that the page script fills with the
- * submission's validation issue for this field (named by its system name).
+ * submission's validation issue for this field (named by its system name). `value`, when
+ * given, is what the control starts with (a prefilled value or a hidden field's default);
+ * a hidden field is an `<input type="hidden">` with no label.
  */
-export function renderField(field: FormField): SafeHtml {
+export function renderField(field: FormField, value?: string): SafeHtml {
   const name = field.unique_system_name;
   const control =
-    field.type === "radio" || field.type === "checkbox" ? choices(field) : single(field);
+    field.type === "radio" || field.type === "checkbox"
+      ? choices(field, value)
+      : field.type === "hidden"
+        ? html`<input type="hidden" id="f-${name}" name="${name}"${valueAttribute(value)}>`
+        : single(field, value);
   return html`<div class="field" data-name="${name}" data-type="${field.type}" data-label="${labelText(field)}">
 ${control}
 <p class="error" id="e-${name}" hidden></p>
@@ -34,30 +40,39 @@ function common(field: FormField, describedBy: string[] = []): SafeHtml {
   }`;
 }
 
-function single(field: FormField): SafeHtml {
+/** A field the page draws: every type but `hidden`. */
+type ShownField = Exclude<FormField, { type: "hidden" }>;
+
+function single(field: ShownField, value: string | undefined): SafeHtml {
   const label = html`<label for="f-${field.unique_system_name}">${labelText(field)}${requiredMark(field)}</label>`;
   return html`${label}
-${input(field)}`;
+${input(field, value)}`;
 }
 
-function input(field: FormField): SafeHtml {
+function valueAttribute(value: string | undefined): HtmlValue {
+  return value !== undefined && html` value="${value}"`;
+}
+
+function input(field: ShownField, value: string | undefined): SafeHtml {
+  const start = valueAttribute(value);
   switch (field.type) {
     case "text":
-      return html`<input type="text" ${common(field)}${maxLength(field.max_length)}>`;
+      return html`<input type="text" ${common(field)}${maxLength(field.max_length)}${start}>`;
     case "textarea":
-      return html`<textarea rows="4" ${common(field)}${maxLength(field.max_length)}></textarea>`;
+      // The parser drops a newline right after the start tag: one more keeps the value's own.
+      return html`<textarea rows="4" ${common(field)}${maxLength(field.max_length)}>${value?.startsWith("\n") && "\n"}${value}</textarea>`;
     case "email":
-      return html`<input type="email" autocomplete="email" ${common(field)}>`;
+      return html`<input type="email" autocomplete="email" ${common(field)}${start}>`;
     case "number":
-      return html`<input type="number" step="any" ${common(field)}${bound("min", field.min)}${bound("max", field.max)}>`;
+      return html`<input type="number" step="any" ${common(field)}${bound("min", field.min)}${bound("max", field.max)}${start}>`;
     case "date":
-      return html`<input type="date" ${common(field)}>`;
+      return html`<input type="date" ${common(field)}${start}>`;
     case "file":
       return fileInput(field);
     default:
       return html`<select ${common(field)}>
 <option value="">Choose…</option>
-${(field.options ?? []).map((option) => html`<option value="${option}">${option}</option>\n`)}</select>`;
+${(field.options ?? []).map((option) => html`<option value="${option}"${option === value && html` selected`}>${option}</option>\n`)}</select>`;
   }
 }
 
@@ -109,10 +124,11 @@ function byteSize(bytes: number): string {
 type ChoiceField = Extract<FormField, { type: "select" | "radio" | "checkbox" }>;
 
 /** Radio buttons or checkboxes, one `<label for>` each, grouped under a legend. */
-function choices(field: ChoiceField): SafeHtml {
+function choices(field: ChoiceField, value: string | undefined): SafeHtml {
   const name = field.unique_system_name;
   const type = field.type === "radio" ? "radio" : "checkbox";
   const options = field.options ?? [];
+  const chosen = new Set(value === undefined ? [] : type === "radio" ? [value] : value.split("|"));
   // A radio group takes aria-required; a checkbox group has no role that does, so its legend
   // says it in words for screen readers.
   const group =
@@ -123,7 +139,7 @@ function choices(field: ChoiceField): SafeHtml {
     (option, index) => html`<div class="choice">
 <input type="${type}" id="f-${name}-${index}" name="${name}" value="${option}" aria-describedby="e-${name}"${
       type === "radio" && field.required && html` required`
-    }>
+    }${chosen.has(option) && html` checked`}>
 <label for="f-${name}-${index}">${option}</label>
 </div>
 `,

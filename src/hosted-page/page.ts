@@ -4,6 +4,7 @@ import {
   renderedBotProtection,
   settingsSections,
 } from "../domain/settings/index.ts";
+import { prefilledValues } from "../domain/submissions/index.ts";
 import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
@@ -15,6 +16,7 @@ export type RenderedForm = Awaited<ReturnType<typeof renderForm>>;
 interface PageSettings {
   form_name?: string;
   form_description?: string;
+  prefill_fields?: string[];
 }
 
 /**
@@ -27,15 +29,25 @@ interface PageSettings {
  * it was served, that the script sends with S2 (`Formwork-Page`), a honeypot field hidden
  * from people and assistive technology, whose value the script sends as
  * `Formwork-Honeypot`, and `data-challenge` when S2 and S3 need a solved challenge.
+ *
+ * The fields start with the values `query` (the page address's) gives for the fields the
+ * form's `prefill_fields` names, when they fit, and hidden fields with their default
+ * (docs/design.md §21): drawn as value attributes, escaped like every other value.
  */
-export function formPage(rendered: RenderedForm, nonce: string, pageMark?: string): string {
+export function formPage(
+  rendered: RenderedForm,
+  nonce: string,
+  pageMark?: string,
+  query = new URLSearchParams(),
+): string {
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
+  const values = prefilledValues(rendered.form_definition, settings.prefill_fields ?? [], query);
   const name = settings.form_name || "Form";
   const pages = rendered.form_definition.pages.map((page, index) => {
     const heading = page.title && html`<h2 id="p-${index}">${page.title}</h2>`;
     return html`<section${page.title && html` aria-labelledby="p-${index}"`}>
 ${heading}
-${page.fields.map(renderField)}</section>
+${page.fields.map((field) => renderField(field, values.get(field.unique_system_name)))}</section>
 `;
   });
   return document(

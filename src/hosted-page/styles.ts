@@ -12,6 +12,7 @@ h1 { margin: 0 0 0.5rem; font-size: 1.75rem; line-height: 1.2; }
 h2 { margin: 2rem 0 1rem; font-size: 1.25rem; border-bottom: 1px solid #d0d5dc; padding-bottom: 0.25rem; }
 .description { margin: 0 0 1.5rem; color: #444c56; }
 .field { margin: 0 0 1.25rem; }
+.field[data-type="hidden"] { margin: 0; }
 .hp { position: absolute; left: -10000px; top: auto; width: 1px; height: 1px; overflow: hidden; }
 label, legend { display: block; font-weight: 600; margin-bottom: 0.25rem; }
 fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }

@@ -4,7 +4,7 @@ import { formPage, messagePage } from "../hosted-page/page.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import type { ErrorCode } from "../kernel/errors.ts";
 import type { RouteOperation } from "./operation.ts";
-import { guidParam } from "./route-request.ts";
+import { guidParam, urlOf } from "./route-request.ts";
 
 /**
  * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under
@@ -28,7 +28,7 @@ export const hostedPageOperation: RouteOperation = {
       const rendered = await renderForm(ctx, request.caller, formId);
       const { honeypot, min_fill_seconds } = renderedBotProtection(rendered.form_configuration);
       const mark = honeypot || min_fill_seconds > 0 ? pageMark(ctx, rendered.id) : undefined;
-      return htmlResponse(200, formPage(rendered, nonce, mark), nonce);
+      return htmlResponse(200, formPage(rendered, nonce, mark, urlOf(request).searchParams), nonce);
     } catch (error) {
       // Anything else is a fault of ours: the router logs it and answers a bare 500.
       const known = asServiceError(error);

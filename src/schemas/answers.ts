@@ -62,7 +62,17 @@ const section = v.optional(v.looseObject({}));
 export const renderedForm = v.strictObject({
   id: v.string(),
   form_configuration: v.strictObject({
-    settings: formSummaryRecord.entries.form_configuration.entries.settings,
+    settings: v.strictObject({
+      ...formSummaryRecord.entries.form_configuration.entries.settings.entries,
+      prefill_fields: v.optional(
+        v.pipe(
+          v.array(v.string()),
+          v.description(
+            "The fields the hosted page fills in from its address's query, by system name; left out when none.",
+          ),
+        ),
+      ),
+    }),
     ...Object.fromEntries(renderedSections.map(({ name }) => [name, section])),
   }),
   form_definition: definitionAnswer,

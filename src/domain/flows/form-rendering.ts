@@ -7,6 +7,7 @@ import type { FormDefinition } from "../forms/form-definition.ts";
 import { formSummary } from "../forms/form-record.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
+import { prefillFieldsOf } from "../settings/sections/general.ts";
 import { renderedSections } from "../settings/sections/registry.ts";
 import { accessFormToSubmit } from "../settings/submit-access.ts";
 
@@ -18,7 +19,8 @@ type DatalistValues = (datalistId: string) => Promise<string[]>;
  * datalist-backed and dynamic fields filled in from their datalist, and the sections that
  * drive rendering, each as its module renders it (sections/registry.ts): each cascading
  * rule's datalists replaced by their values, each limited option with what is `remaining` of
- * it (docs/design.md §11). A form posted to before comes from this instance's snapshot of it
+ * it (docs/design.md §11), and the fields the page may fill in from its address (`settings.
+ * prefill_fields`, only when there are some: §21). A form posted to before comes from this instance's snapshot of it
  * when the version in its counter record says it is current (form-snapshots.ts), like S2,
  * and so do the datalists its owner is known to hold; the datalists' entries are read each
  * time.
@@ -29,7 +31,10 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
   const snapshot = version === null ? null : await formSnapshot(ctx, formId, version);
   if (version !== null && !snapshot) throw formNotFound();
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot ?? undefined);
-  const form_configuration: Record<string, unknown> = formSummary(form).form_configuration;
+  const summary = formSummary(form).form_configuration;
+  const prefill = prefillFieldsOf(form.form_configuration.settings, form.form_definition);
+  if (prefill.length) summary.settings.prefill_fields = prefill;
+  const form_configuration: Record<string, unknown> = summary;
   const rules = compileRules(form);
   const held = new Map<string, Promise<string[]>>();
   const datalistValues: DatalistValues = (id) => {

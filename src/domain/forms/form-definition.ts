@@ -57,6 +57,12 @@ export const fieldSchema = v.variant("type", [
   ),
   v.looseObject({
     ...common,
+    type: v.literal("hidden"),
+    max_length: v.optional(positiveInteger),
+    default_value: v.optional(v.string()),
+  }),
+  v.looseObject({
+    ...common,
     type: v.literal("file"),
     max_files: v.optional(positiveInteger),
     max_file_size: v.optional(positiveInteger),
@@ -83,6 +89,14 @@ export type FormField = v.InferOutput<typeof fieldSchema>;
 /** Every field of a definition, page after page. */
 export function fieldsOf(definition: FormDefinition): FormField[] {
   return definition.pages.flatMap((page) => page.fields);
+}
+
+/**
+ * Whether the hosted page may fill `field` in from its address (`generalsettings.prefill_fields`,
+ * docs/design.md §21): any field but a file upload, whose value is attachment ids.
+ */
+export function isPrefillable(field: FormField): boolean {
+  return field.type !== "file";
 }
 
 /** What S2 looks up in a definition, built once per definition it is asked for. */
@@ -121,7 +135,8 @@ export function fileFieldNames(definition: FormDefinition): ReadonlySet<string> 
 
 /**
  * Checks what a schema cannot: the bounds of docs/design.md §8, system names unique in the form, choice fields with either
- * options or a datalist, and datalists that exist and belong to the form's owner.
+ * options or a datalist, datalists that exist and belong to the form's owner, and a hidden
+ * field's `default_value` within its `max_length`.
  * @throws {ValidationError} naming each field at fault.
  */
 export async function checkDefinition(ctx: Context, definition: FormDefinition, ownerId: string) {
@@ -135,6 +150,7 @@ export async function checkDefinition(ctx: Context, definition: FormDefinition, 
       const name = field.unique_system_name;
       if (seen.has(name)) issues.push({ path, message: `${name} is used by another field` });
       seen.add(name);
+      if (field.type === "hidden") issues.push(...defaultIssues(field, path));
       if (field.type !== "select" && field.type !== "radio" && field.type !== "checkbox") continue;
       if (Boolean(field.options) === Boolean(field.datalist_id)) {
         issues.push({ path, message: `${name} needs either options or a datalist_id` });
@@ -146,4 +162,11 @@ export async function checkDefinition(ctx: Context, definition: FormDefinition, 
     }
   }
   if (issues.length) throw new ValidationError("The form definition is not valid", issues);
+}
+
+/** A hidden field's `default_value` longer than its `max_length`: S2 would refuse it. */
+function defaultIssues(field: Extract<FormField, { type: "hidden" }>, path: string) {
+  const { default_value: value, max_length: max } = field;
+  if (value === undefined || max === undefined || [...value].length <= max) return [];
+  return [{ path: `${path}.default_value`, message: `must be at most ${max} characters` }];
 }

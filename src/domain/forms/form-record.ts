@@ -14,6 +14,8 @@ export interface FormSettings {
   form_system_version: number;
   analytics_tracking_id?: string;
   is_disabled?: boolean;
+  /** The fields the hosted page may fill in from its address (docs/design.md §21). */
+  prefill_fields?: string[];
 }
 
 /** A stored form. Partition and id: the form id. */

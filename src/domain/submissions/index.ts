@@ -4,6 +4,7 @@
  * flows (../flows). Routes pass an access checked by the forms and settings concepts
  * (`accessFormToReport`, `accessFormToSubmit`).
  */
+export { prefilledValues } from "./prefill-values.ts";
 export { wordsOf } from "./search-words.ts";
 export {
   exportSubmissions,

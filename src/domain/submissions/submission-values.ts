@@ -138,10 +138,11 @@ function remember<T>(held: Map<string, Promise<T>>, key: string, read: () => Pro
  * What is wrong with `value` for `field` as far as the field alone tells: `null` when
  * nothing, `undefined` for a choice field, whose options {@link choiceProblem} reads.
  */
-function ownProblem(field: FormField, value: string): string | null | undefined {
+export function ownProblem(field: FormField, value: string): string | null | undefined {
   switch (field.type) {
     case "text":
     case "textarea":
+    case "hidden":
       return field.max_length !== undefined && [...value].length > field.max_length
         ? `must be at most ${field.max_length} characters`
         : null;

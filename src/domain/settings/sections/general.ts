@@ -1,9 +1,14 @@
 /**
- * `generalsettings` (docs/design.md §11): the form's name, description, analytics id and
- * whether it is disabled. Unlike the other sections, F2 merges it into the form's `settings`,
- * field by field, rather than storing it whole.
+ * `generalsettings` (docs/design.md §11): the form's name, description, analytics id,
+ * whether it is disabled, and which fields the hosted page may fill in from its address
+ * (`prefill_fields`, §21). Unlike the other sections, F2 merges it into the form's
+ * `settings`, field by field, rather than storing it whole.
  */
 import * as v from "valibot";
+import { type FormDefinition, fieldsOf, isPrefillable } from "../../forms/form-definition.ts";
+import type { FormSettings } from "../../forms/form-record.ts";
+import { definitionChecks } from "./definition-checks.ts";
+import { fieldName } from "./schema-parts.ts";
 import type { SettingsSection } from "./section.ts";
 
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(200));
@@ -13,13 +18,43 @@ const schema = v.strictObject({
   form_description: v.optional(v.pipe(v.string(), v.maxLength(5000))),
   analytics_tracking_id: v.optional(v.pipe(v.string(), v.maxLength(200))),
   is_disabled: v.optional(v.boolean()),
+  prefill_fields: v.optional(v.pipe(v.array(fieldName), v.maxLength(1000))),
 });
 
 /** The `generalsettings` section. */
 export const generalSettings: SettingsSection<v.InferOutput<typeof schema>> = {
   name: "generalsettings",
   schema,
+  issues(value, definition) {
+    const check = definitionChecks(definition);
+    const seen = new Set<string>();
+    for (const [i, field] of (value.prefill_fields ?? []).entries()) {
+      const path = `prefill_fields.${i}`;
+      if (seen.has(field)) check.issues.push({ path, message: `names ${field} more than once` });
+      seen.add(field);
+      const target = check.field(field, path);
+      if (target && !isPrefillable(target))
+        check.issues.push({ path, message: `${field} is a file field, which cannot be prefilled` });
+    }
+    return check.issues;
+  },
   save(configuration, value) {
     Object.assign(configuration.settings, value);
   },
 };
+
+/**
+ * The fields the hosted page may fill in from its address, as F5 gives them: the stored
+ * `prefill_fields` read leniently, so that a name whose field was since removed, or became
+ * a file field, is left out rather than refused (docs/design.md §11).
+ */
+export function prefillFieldsOf(settings: FormSettings, definition: FormDefinition): string[] {
+  const stored: unknown = settings.prefill_fields;
+  if (!Array.isArray(stored)) return [];
+  const open = new Set(
+    fieldsOf(definition)
+      .filter(isPrefillable)
+      .map((field) => field.unique_system_name),
+  );
+  return stored.filter((name): name is string => typeof name === "string" && open.has(name));
+}

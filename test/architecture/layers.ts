@@ -14,6 +14,7 @@ export interface Layer {
 
 export const layers: Layer[] = [
   { name: "kernel", files: ["src/kernel/*"], mayImport: [] },
+  { name: "rules", files: ["src/rules/*"], mayImport: [] },
   { name: "contracts", files: ["src/ports/index.ts"], mayImport: ["ports"] },
   { name: "kit", files: ["src/ports/kit.ts"], mayImport: ["ports"] },
   { name: "ports", files: ["src/ports/*"], mayImport: [] },
@@ -22,12 +23,20 @@ export const layers: Layer[] = [
     files: ["src/domain/*/index.ts", "src/domain/context.ts", "src/domain/device.ts"],
     mayImport: ["domain", "kernel", "ports"],
   },
-  { name: "domain", files: ["src/domain/**"], mayImport: ["domain-api", "kernel", "ports"] },
+  {
+    name: "domain",
+    files: ["src/domain/**"],
+    mayImport: ["domain-api", "rules", "kernel", "ports"],
+  },
   { name: "auth", files: ["src/auth/*"], mayImport: ["domain-api", "kernel", "ports"] },
   { name: "schemas", files: ["src/schemas/*"], mayImport: ["domain-api", "kernel"] },
   { name: "http", files: ["src/http/*"], mayImport: ["kernel", "ports"] },
   { name: "webhooks", files: ["src/webhooks/*"], mayImport: ["kernel", "ports"] },
-  { name: "hosted-page", files: ["src/hosted-page/**"], mayImport: ["domain-api", "kernel"] },
+  {
+    name: "hosted-page",
+    files: ["src/hosted-page/**"],
+    mayImport: ["domain-api", "rules", "kernel"],
+  },
   { name: "openapi", files: ["src/openapi/*"], mayImport: ["schemas", "domain-api", "kernel"] },
   {
     name: "admin",
@@ -97,12 +106,12 @@ export const domainFloors = [
 ];
 
 /**
- * What the domain and the ports never import: files, sockets, DNS, HTTP, the Azure SDKs and
+ * What the domain, the ports and the rules never import: files, sockets, DNS, HTTP, the Azure SDKs and
  * lowdb all come in through a port on the context. `node:fs` bans `fs` and `fs/promises` too;
  * `@azure/*` bans the scope.
  */
 export const coreBans = {
-  dirs: ["src/domain", "src/ports"],
+  dirs: ["src/domain", "src/ports", "src/rules"],
   modules: [
     "node:fs",
     "node:net",

@@ -6,6 +6,7 @@
  */
 import { LogicEngine } from "json-logic-engine";
 import type { LiveFeature } from "../../domain/settings/index.ts";
+import { markRequired } from "./required-marks.ts";
 
 /** One item of each feature, as the sections feeding it give it from F5's answer. */
 interface LiveItem {
@@ -84,15 +85,24 @@ export function applyRules(form: HTMLFormElement, rules: PageRules): void {
           ? result
           : "";
       data[name] = value;
-      const control = fields.get(name)?.querySelector("input");
-      if (control) control.value = String(value);
+      // The page draws a calculated field as an <output> (calculated-field.ts).
+      const control = fields.get(name)?.querySelector("input, output");
+      if (control) (control as HTMLInputElement | HTMLOutputElement).value = String(value);
     }
     const hidden = new Set<string>();
     for (const rule of rules.conditions ?? []) {
       if (rule.action !== "show" || engine.truthy(evaluate(rule.when, data))) continue;
       for (const name of rule.fields) hidden.add(name);
     }
-    for (const [name, field] of fields) field.hidden = hidden.has(name);
+    const required = new Set<string>();
+    for (const rule of rules.conditions ?? []) {
+      if (rule.action !== "require" || !engine.truthy(evaluate(rule.when, data))) continue;
+      for (const name of rule.fields) required.add(name);
+    }
+    for (const [name, field] of fields) {
+      field.hidden = hidden.has(name);
+      markRequired(field, required.has(name) && !hidden.has(name));
+    }
     for (const rule of rules.cascades ?? []) {
       const field = fields.get(rule.unique_system_name);
       const chosen = currentValue(fields.get(rule.depends_on) ?? field ?? form);

@@ -24,7 +24,8 @@ ${control}
 `;
 }
 
-function labelText(field: FormField): string {
+/** The name a field is shown by: its label, else its system name. */
+export function labelText(field: FormField): string {
   return field.label.trim() || field.unique_system_name;
 }
 

@@ -1,10 +1,13 @@
 import type { renderForm } from "../domain/flows/index.ts";
 import {
+  type ClosedReason,
+  closedMessages,
   type LiveFeature,
   renderedBotProtection,
   settingsSections,
 } from "../domain/settings/index.ts";
 import { prefilledValues } from "../domain/submissions/index.ts";
+import { calculatedField } from "./calculated-field.ts";
 import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
@@ -43,11 +46,22 @@ export function formPage(
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
   const values = prefilledValues(rendered.form_definition, settings.prefill_fields ?? [], query);
   const name = settings.form_name || "Form";
+  const rules = liveRules(rendered);
+  const calculated = new Set(
+    (rules.calculations ?? []).map(
+      (item) => (item as { unique_system_name: string }).unique_system_name,
+    ),
+  );
   const pages = rendered.form_definition.pages.map((page, index) => {
     const heading = page.title && html`<h2 id="p-${index}">${page.title}</h2>`;
+    const fields = page.fields.map((field) =>
+      calculated.has(field.unique_system_name)
+        ? calculatedField(field)
+        : renderField(field, values.get(field.unique_system_name)),
+    );
     return html`<section${page.title && html` aria-labelledby="p-${index}"`}>
 ${heading}
-${page.fields.map((field) => renderField(field, values.get(field.unique_system_name)))}</section>
+${fields}</section>
 `;
   });
   return document(
@@ -56,11 +70,14 @@ ${page.fields.map((field) => renderField(field, values.get(field.unique_system_n
     html`<h1 id="form-title">${name}</h1>
 ${settings.form_description && html`<p class="description">${settings.form_description}</p>`}
 <form id="formwork-form" data-form-id="${rendered.id}"${botAttributes(rendered, pageMark)} aria-labelledby="form-title" novalidate>
-<div class="alert" id="form-alert" role="alert" hidden></div>
+<div class="alert" id="form-summary" hidden>
+<p id="form-alert" role="alert"></p>
+<ul class="error-links" id="error-links" aria-label="Fields to correct"></ul>
+</div>
 ${pages}${honeypot(rendered)}<button type="submit">Submit</button>
 </form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
-<script type="application/json" id="formwork-rules">${trusted(rulesJson(rendered))}</script>
+<script type="application/json" id="formwork-rules">${trusted(rulesJson(rules))}</script>
 <script nonce="${nonce}">${trusted(clientScript)}</script>`,
   );
 }
@@ -82,9 +99,9 @@ function honeypot(rendered: RenderedForm): SafeHtml | "" {
 
 /**
  * What the page script applies live (client/live-rules.ts), by feature: the items each
- * section that feeds one gives it from F5's value, as JSON safe inside a `<script>` element.
+ * section that feeds one gives it from F5's value.
  */
-function rulesJson(rendered: RenderedForm): string {
+function liveRules(rendered: RenderedForm): Partial<Record<LiveFeature, unknown[]>> {
   const config: Record<string, unknown> = rendered.form_configuration;
   const rules: Partial<Record<LiveFeature, unknown[]>> = {};
   for (const { name, live } of settingsSections) {
@@ -92,7 +109,27 @@ function rulesJson(rendered: RenderedForm): string {
     const items = live.items(config[name]);
     rules[live.feeds] = [...(rules[live.feeds] ?? []), ...(Array.isArray(items) ? items : [])];
   }
+  return rules;
+}
+
+/** The live rules as JSON safe inside a `<script>` element. */
+function rulesJson(rules: Partial<Record<LiveFeature, unknown[]>>): string {
   return JSON.stringify(rules).replace(/</g, "\\u003c");
+}
+
+/**
+ * The page of a form that S2 would refuse any post to (docs/design.md §21): its name and S2's
+ * own sentence for why, with no form, no rules and no script, so that a visitor learns no
+ * more than a post would tell them (not when it closed, nor how many it took).
+ */
+export function closedPage(rendered: RenderedForm, reason: ClosedReason, nonce: string): string {
+  const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
+  const name = settings.form_name || "Form";
+  return document(
+    name,
+    nonce,
+    html`<h1>${name}</h1>\n<p class="notice" id="closed-notice">${closedMessages[reason]}.</p>`,
+  );
 }
 
 /** A page that says why the form cannot be shown (missing, disabled, sign-in needed). */

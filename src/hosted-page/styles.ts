@@ -31,6 +31,13 @@ input[type="file"] { font: inherit; }
 .error { margin: 0.375rem 0 0; color: #cf222e; font-weight: 600; font-size: 0.9375rem; }
 .alert { margin: 1rem 0; padding: 0.75rem 1rem; border-radius: 6px; background: #ffebe9;
   border: 1px solid #ff8182; }
+.alert p { margin: 0; }
+.error-links { margin: 0.5rem 0 0; padding-left: 1.25rem; }
+.error-links a { color: #a40e26; font-weight: 600; }
+.calculated { display: block; min-height: 2.5rem; padding: 0.5rem 0.625rem; border-radius: 6px;
+  background: #f4f5f7; font-weight: 600; font-variant-numeric: tabular-nums; }
+.notice { margin: 1rem 0 0; padding: 0.75rem 1rem; border-radius: 6px; background: #f4f5f7;
+  border: 1px solid #d0d5dc; }
 .uploads { list-style: none; margin: 0.5rem 0 0; padding: 0; }
 .uploads li { display: grid; grid-template-columns: 1fr 10rem; gap: 0.25rem 0.75rem;
   align-items: center; font-size: 0.9375rem; margin-bottom: 0.25rem; }

@@ -1,6 +1,6 @@
-import { renderForm } from "../domain/flows/index.ts";
+import { renderFormPage } from "../domain/flows/index.ts";
 import { pageMark, renderedBotProtection } from "../domain/settings/index.ts";
-import { formPage, messagePage } from "../hosted-page/page.ts";
+import { closedPage, formPage, messagePage } from "../hosted-page/page.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import type { ErrorCode } from "../kernel/errors.ts";
 import type { RouteOperation } from "./operation.ts";
@@ -9,7 +9,9 @@ import { guidParam, urlOf } from "./route-request.ts";
 /**
  * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under
  * the same access rules as F5. A form that cannot be shown answers a short HTML page with the
- * status F5 would give, rather than the JSON envelope.
+ * status F5 would give, rather than the JSON envelope. A form that S2 would refuse any post
+ * to (past `closes_at_utc` or at `max_total_submissions`) answers a notice in S2's words
+ * instead of the form (docs/design.md §21).
  */
 export const hostedPageOperation: RouteOperation = {
   method: "get",
@@ -25,7 +27,8 @@ export const hostedPageOperation: RouteOperation = {
     const nonce = newNonce();
     try {
       const formId = guidParam(request, "formId");
-      const rendered = await renderForm(ctx, request.caller, formId);
+      const { rendered, closed } = await renderFormPage(ctx, request.caller, formId);
+      if (closed) return htmlResponse(200, closedPage(rendered, closed, nonce), nonce);
       const { honeypot, min_fill_seconds } = renderedBotProtection(rendered.form_configuration);
       const mark = honeypot || min_fill_seconds > 0 ? pageMark(ctx, rendered.id) : undefined;
       return htmlResponse(200, formPage(rendered, nonce, mark, urlOf(request).searchParams), nonce);

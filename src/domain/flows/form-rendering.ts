@@ -8,6 +8,7 @@ import { formSummary } from "../forms/form-record.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { prefillFieldsOf } from "../settings/sections/general.ts";
+import { type ClosedReason, closedReason } from "../settings/sections/quantity-limit.ts";
 import { renderedSections } from "../settings/sections/registry.ts";
 import { accessFormToSubmit } from "../settings/submit-access.ts";
 
@@ -26,6 +27,20 @@ type DatalistValues = (datalistId: string) => Promise<string[]>;
  * time.
  */
 export async function renderForm(ctx: Context, caller: Caller | null, formId: string) {
+  return (await renderFormPage(ctx, caller, formId)).rendered;
+}
+
+/**
+ * F5's answer for the hosted page (`rendered`), with why S2 would refuse any post to the
+ * form now (`closed`: past `closes_at_utc` or at `max_total_submissions`; `null` while it
+ * takes posts), judged as S2 judges it, from the same form and counter (docs/design.md §21).
+ * F5 itself leaves `closed` out: its answer stays as it was.
+ */
+export async function renderFormPage(
+  ctx: Context,
+  caller: Caller | null,
+  formId: string,
+): Promise<{ rendered: RenderedForm; closed: ClosedReason | null }> {
   const counter = await readFormCounter(ctx, formId);
   const version = versionOf(counter);
   const snapshot = version === null ? null : await formSnapshot(ctx, formId, version);
@@ -54,11 +69,19 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
     const value = await rendered?.value({ stored, rules, counts, datalistValues });
     if (value !== undefined) form_configuration[name] = value;
   }
-  return {
+  const rendered = {
     id: form.id,
     form_configuration,
     form_definition: await withDatalistOptions(form.form_definition, rules, datalistValues),
   };
+  return { rendered, closed: closedReason(form, ctx.now(), counts) };
+}
+
+/** F5's answer: a form's definition, with datalist options filled in, and its settings. */
+export interface RenderedForm {
+  id: string;
+  form_configuration: Record<string, unknown>;
+  form_definition: FormDefinition;
 }
 
 async function withDatalistOptions(

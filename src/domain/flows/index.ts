@@ -10,7 +10,7 @@
 export type { Answered } from "../records/idempotency-keys.ts";
 export { sweepIdempotencyKeys } from "../records/idempotency-sweep.ts";
 export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
-export { renderForm } from "./form-rendering.ts";
+export { type RenderedForm, renderForm, renderFormPage } from "./form-rendering.ts";
 export { createSubmissionOnce, updateSubmissionOnce } from "./idempotent-posts.ts";
 export { eraseRespondent, erasureLeaseMs, resumeErasures } from "./respondent-erasure.ts";
 export { exportRespondent } from "./respondent-export.ts";

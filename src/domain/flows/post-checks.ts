@@ -22,7 +22,7 @@ import type { Device } from "../records/device.ts";
 import type { SubmissionRecord, SubmittedField } from "../records/submission-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
-import { submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
+import { closedMessages, submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
 import { accessFormToSubmit } from "../settings/submit-access.ts";
 import { respondentKeysOf } from "../submissions/respondent-index.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
@@ -58,7 +58,7 @@ export async function checkPost(
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
   const limits = submissionLimitsOf(form);
   if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
-    throw new ServiceError("form_closed", "This form is closed to new submissions");
+    throw new ServiceError("form_closed", closedMessages.closed);
   }
   const values = await checkSubmittedValues(ctx, form, fields, draft, snapshot);
   const definition = form.form_definition;
@@ -78,7 +78,7 @@ export async function checkPost(
 export function countsOf(counter: Stored<CounterRecord> | null, checked: CheckedPost) {
   const counts = countsAfterPost(counter?.record.counts ?? {}, checked.rules, checked.taken);
   if ((counts.submissions ?? 0) > checked.limit) {
-    throw new ServiceError("form_closed", "This form has received all the submissions it takes");
+    throw new ServiceError("form_closed", closedMessages.sold_out);
   }
   const claimedBytes = bytesOf(checked.claims);
   if (claimedBytes > 0) {

@@ -1,5 +1,5 @@
+import { fieldValueProblem } from "../../rules/field-values.ts";
 import { type FormDefinition, type FormField, fieldsOf } from "../forms/form-definition.ts";
-import { ownProblem } from "./submission-values.ts";
 
 /**
  * The values the hosted page starts with (docs/design.md §21), by system name: a hidden
@@ -28,7 +28,7 @@ export function prefilledValues(
 }
 
 function fits(field: FormField, value: string): boolean {
-  const problem = ownProblem(field, value);
+  const problem = fieldValueProblem(field, value, false);
   if (problem !== undefined) return problem === null;
   const choice = field.type === "select" || field.type === "radio" || field.type === "checkbox";
   const options = (choice && field.options) || [];

@@ -1,16 +1,12 @@
-import * as v from "valibot";
 import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
+import { fieldValueProblem } from "../../rules/field-values.ts";
 import type { Context } from "../context.ts";
 import { ownsDatalist } from "../datalists/datalists.ts";
 import { compileDefinition, type FormField } from "../forms/form-definition.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { collections } from "../records/collections.ts";
-import { attachmentIdsOf, type SubmittedField } from "../records/submission-record.ts";
+import type { SubmittedField } from "../records/submission-record.ts";
 import { compileRules, evaluate, type FormRules } from "../settings/form-rules.ts";
-
-const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const numberPattern = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-const emailSchema = v.pipe(v.string(), v.email());
 
 /**
  * Checks submitted values against the form (docs/design.md §5 and §11), in one evaluation of its
@@ -51,8 +47,7 @@ export async function checkSubmittedValues(
     if (evaluation.hidden.has(name) || evaluation.calculated.has(name)) continue;
     const value = evaluation.values.get(name) ?? "";
     const required = field.required || evaluation.required.has(name);
-    let problem =
-      value === "" ? (required && !draft ? "is required" : null) : ownProblem(field, value);
+    let problem = fieldValueProblem(field, value, required && !draft);
     if (problem === undefined) problem = await choiceProblem(field, value, offered);
     if (problem) issues.push({ path: name, message: problem });
   }
@@ -134,33 +129,6 @@ function remember<T>(held: Map<string, Promise<T>>, key: string, read: () => Pro
   return value;
 }
 
-/**
- * What is wrong with `value` for `field` as far as the field alone tells: `null` when
- * nothing, `undefined` for a choice field, whose options {@link choiceProblem} reads.
- */
-export function ownProblem(field: FormField, value: string): string | null | undefined {
-  switch (field.type) {
-    case "text":
-    case "textarea":
-    case "hidden":
-      return field.max_length !== undefined && [...value].length > field.max_length
-        ? `must be at most ${field.max_length} characters`
-        : null;
-    case "email":
-      return v.is(emailSchema, value) ? null : "must be an e-mail address";
-    case "number":
-      return numberProblem(field, value);
-    case "date":
-      return isIsoDate(value) ? null : "must be a date written YYYY-MM-DD";
-    case "file":
-      return filesProblem(field, value);
-    case "select":
-    case "radio":
-    case "checkbox":
-      return undefined;
-  }
-}
-
 /** What is wrong with the value of a choice field: an option it does not offer. */
 async function choiceProblem(
   field: FormField,
@@ -173,28 +141,4 @@ async function choiceProblem(
   const chosen = value.split("|");
   if (new Set(chosen).size !== chosen.length) return "names an option more than once";
   return (await offered(field, chosen)) ? null : "is not one of the options";
-}
-
-function numberProblem(field: { min?: number; max?: number }, value: string): string | null {
-  if (!numberPattern.test(value)) return "must be a number";
-  const number = Number(value);
-  if (field.min !== undefined && number < field.min) return `must be at least ${field.min}`;
-  if (field.max !== undefined && number > field.max) return `must be at most ${field.max}`;
-  return null;
-}
-
-function isIsoDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-}
-
-function filesProblem(field: { max_files?: number }, value: string): string | null {
-  const ids = attachmentIdsOf(value);
-  if (!ids.every((id) => guidPattern.test(id))) return "must be attachment ids joined by |";
-  if (new Set(ids).size !== ids.length) return "names an attachment more than once";
-  if (field.max_files !== undefined && ids.length > field.max_files) {
-    return `must hold at most ${field.max_files} files`;
-  }
-  return null;
 }

@@ -8,6 +8,7 @@
 import type { LiveFeature } from "../../domain/settings/index.ts";
 import { type EvaluatedRules, evaluate } from "../../rules/evaluation.ts";
 import { compileExpression } from "../../rules/json-logic.ts";
+import { markRequired } from "./required-marks.ts";
 
 /** One item of each feature, as the sections feeding it give it from F5's answer. */
 interface LiveItem {
@@ -66,15 +67,10 @@ function evaluatedRules(rules: PageRules, fields: Map<string, HTMLElement>): Eva
   };
 }
 
-/** Whether the definition makes `field` required, as fields.ts drew it. */
-function requiredByDefinition(field: HTMLElement): boolean {
-  return field.querySelector(".mark, [required], [aria-required='true']") !== null;
-}
-
 /**
  * Applies `rules` to `form` now and after every change a person makes. Each field's
- * `hidden` and `data-required` ("true" or "false") and each calculated field's value are
- * what S2's evaluation of the same values decides.
+ * `hidden`, its required mark with `data-required` ("true" or "false", required-marks.ts)
+ * and each calculated field's value are what S2's evaluation of the same values decides.
  */
 export function applyRules(form: HTMLFormElement, rules: PageRules): void {
   const fields = fieldsOf(form);
@@ -82,24 +78,17 @@ export function applyRules(form: HTMLFormElement, rules: PageRules): void {
   const types = new Map(
     [...fields].map(([name, field]) => [name, { type: field.dataset.type ?? "" }]),
   );
-  const ownRequired = new Set(
-    [...fields].filter(([, f]) => requiredByDefinition(f)).map(([n]) => n),
-  );
-  for (const { name } of evaluated.calculations) {
-    const control = fields.get(name)?.querySelector("input");
-    if (control) control.readOnly = true;
-  }
   const update = () => {
     const given = new Map([...fields].map(([name, field]) => [name, currentValue(field)]));
     const evaluation = evaluate(evaluated, types, given);
     for (const name of evaluation.calculated) {
-      const control = fields.get(name)?.querySelector("input");
+      // The page draws a calculated field as an <output> (calculated-field.ts).
+      const control = fields.get(name)?.querySelector<HTMLOutputElement>("output, input");
       if (control) control.value = evaluation.values.get(name) ?? "";
     }
     for (const [name, field] of fields) {
       field.hidden = evaluation.hidden.has(name);
-      const required = !field.hidden && (ownRequired.has(name) || evaluation.required.has(name));
-      field.dataset.required = String(required);
+      markRequired(field, evaluation.required.has(name), field.hidden);
     }
     for (const rule of rules.cascades ?? []) {
       const field = fields.get(rule.unique_system_name);

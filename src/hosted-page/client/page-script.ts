@@ -13,6 +13,7 @@
  */
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/web/sha";
+import { fieldErrors } from "./field-errors.ts";
 import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
 
 interface Answer {
@@ -43,12 +44,13 @@ function parse<T>(text: string): T | null {
 function start(form: HTMLFormElement): void {
   const base = location.pathname.replace(/\/f\/[^/]*\/?$/, "");
   const api = `${base}/api/form/${encodeURIComponent(form.dataset.formId ?? "")}`;
-  const alertBox = document.getElementById("form-alert") as HTMLElement;
   const thanks = document.getElementById("thanks") as HTMLElement;
   const button = form.querySelector("button[type=submit]") as HTMLButtonElement;
   const uploads = new Map<string, Promise<string | null>[]>();
   const rules = parse<PageRules>(document.getElementById("formwork-rules")?.textContent ?? "");
   applyRules(form, rules ?? {});
+  const errors = fieldErrors(form);
+  const setError = errors.set;
 
   /** The headers of S2 and S3 for the form's bot protections. */
   async function botHeaders(post: boolean): Promise<Record<string, string>> {
@@ -75,19 +77,7 @@ function start(form: HTMLFormElement): void {
   const controls = (field: HTMLElement) =>
     field.querySelectorAll<HTMLElement>("input, select, textarea");
 
-  function setError(field: HTMLElement, message: string) {
-    const box = field.querySelector(".error") as HTMLElement;
-    box.textContent = message;
-    box.hidden = !message;
-    for (const control of controls(field)) {
-      if (message) control.setAttribute("aria-invalid", "true");
-      else control.removeAttribute("aria-invalid");
-    }
-  }
-  function showAlert(message: string) {
-    alertBox.textContent = message;
-    alertBox.hidden = !message;
-  }
+  const showAlert = (message: string) => errors.alert(message);
 
   async function upload(name: string, file: File, list: HTMLElement): Promise<string | null> {
     const item = document.createElement("li");
@@ -219,7 +209,8 @@ function start(form: HTMLFormElement): void {
     const summary = first
       ? "Please correct the fields marked below."
       : answer?.message || "The form could not be sent.";
-    showAlert([summary, ...others].join(" "));
+    errors.alert([summary, ...others].join(" "), others.length === 0 && first !== null);
+    errors.failed();
     if (first) controls(first)[0]?.focus();
   }
 
@@ -236,7 +227,10 @@ function start(form: HTMLFormElement): void {
       if (value === null) failed = true;
       else if (value !== "") values[field.dataset.name ?? ""] = value;
     }
-    if (failed) return showAlert("Please correct the fields marked below.");
+    if (failed) {
+      errors.alert("Please correct the fields marked below.", true);
+      return errors.failed();
+    }
     const formFields = Object.entries(values).map(([name, value]) => ({
       unique_system_name: name,
       submitted_value: value,

@@ -77,6 +77,33 @@ export function submissionLimitsOf(form: FormRecord): {
   return (form.form_configuration[quantityLimitSettings.name] ?? {}) as QuantityLimits;
 }
 
+/** Why a form takes no more posts, as S2 says it to anyone who posts (docs/design.md §11). */
+export const closedMessages = {
+  /** Past `closes_at_utc`. */
+  closed: "This form is closed to new submissions",
+  /** At `max_total_submissions`. */
+  sold_out: "This form has received all the submissions it takes",
+} as const;
+
+/** Why a form takes no more posts. */
+export type ClosedReason = keyof typeof closedMessages;
+
+/**
+ * Why S2 would refuse any post to `form` now, given its counter's `counts`: past
+ * `closes_at_utc` (which S2 checks first), or at `max_total_submissions`; `null` while it
+ * takes posts.
+ */
+export function closedReason(
+  form: FormRecord,
+  now: Date,
+  counts: Readonly<Record<string, number>>,
+): ClosedReason | null {
+  const limits = submissionLimitsOf(form);
+  if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= now.getTime()) return "closed";
+  const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
+  return (counts.submissions ?? 0) >= limit ? "sold_out" : null;
+}
+
 /** Whether a choice field may offer `option`: its own options, or any value of a datalist. */
 function offers(field: object, option: string): boolean {
   const options = (field as { options?: string[] }).options;

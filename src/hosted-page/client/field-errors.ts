@@ -1,0 +1,147 @@
+/**
+ * The page's errors (docs/design.md §21): each field's message under it, tied to its control
+ * (`aria-invalid`), and the summary above the form that links to each field that still has
+ * one. Once a submit has failed, a field is checked again as S2 checks it
+ * (`fieldValueProblem`, with the requiredness live-rules.ts keeps): an error clears or
+ * changes as soon as its field's value changes, and a field left (blur) shows what is wrong
+ * with it. S2's word on what the page cannot judge (a datalist's entries, an upload) stands
+ * until the value changes.
+ */
+import { type CheckedField, fieldValueProblem, requiredProblem } from "../../rules/field-values.ts";
+import { currentValue } from "./live-rules.ts";
+
+/** The errors of one form. */
+export interface FieldErrors {
+  /** Shows `message` (the field's label and a problem) under `field`; `""` clears it. */
+  set(field: HTMLElement, message: string): void;
+  /**
+   * Shows `message` above the form; with `forFields`, over the summary of the fields in
+   * error, and only while one is left.
+   */
+  alert(message: string, forFields?: boolean): void;
+  /** A submit failed: from now on fields are checked as they change and when left. */
+  failed(): void;
+}
+
+/** What an error was given for: the value then, and whether it said "is required". */
+interface Given {
+  value: string;
+  required: boolean;
+}
+
+/** The first control of a field: where its summary link moves focus. */
+function firstControl(field: HTMLElement): HTMLElement | null {
+  return field.querySelector<HTMLElement>("input, select, textarea, output");
+}
+
+/** A field's value as the checks see it; a file field's, the names of the files chosen. */
+function checkedValue(field: HTMLElement): string {
+  if (field.dataset.type !== "file") return currentValue(field);
+  const files = field.querySelector<HTMLInputElement>("input[type=file]")?.files ?? [];
+  return [...files].map((file) => file.name).join("|");
+}
+
+/** The field as fieldValueProblem reads it, from what fields.ts drew. */
+function definitionOf(field: HTMLElement): CheckedField {
+  const control = firstControl(field);
+  const number = (attribute: string) =>
+    control?.hasAttribute(attribute) ? Number(control.getAttribute(attribute)) : undefined;
+  return {
+    type: field.dataset.type ?? "",
+    max_length: number("maxlength"),
+    min: number("min"),
+    max: number("max"),
+  };
+}
+
+/** What the page finds wrong with a field now: `null` when nothing it can judge. */
+function problemOf(field: HTMLElement, value: string): string | null {
+  if (field.hidden || field.dataset.calculated !== undefined) return null;
+  const required = field.dataset.required === "true";
+  // A file field's value is its uploads, judged by the upload and S2; only emptiness here.
+  if (field.dataset.type === "file") return value === "" && required ? requiredProblem : null;
+  return fieldValueProblem(definitionOf(field), value, required) ?? null;
+}
+
+/** The errors of `form`, with the summary in `#form-summary`. */
+export function fieldErrors(form: HTMLFormElement): FieldErrors {
+  const summary = document.getElementById("form-summary") as HTMLElement;
+  const alertBox = document.getElementById("form-alert") as HTMLElement;
+  const links = document.getElementById("error-links") as HTMLElement;
+  const given = new Map<HTMLElement, Given>();
+  let checking = false;
+  let forFields = false;
+  const fields = () => [...form.querySelectorAll<HTMLElement>(".field")];
+
+  function set(field: HTMLElement, message: string): void {
+    const box = field.querySelector(".error") as HTMLElement;
+    box.textContent = message;
+    box.hidden = !message;
+    if (message) {
+      given.set(field, { value: checkedValue(field), required: message.endsWith(requiredProblem) });
+    } else given.delete(field);
+    for (const control of field.querySelectorAll("input, select, textarea")) {
+      if (message) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
+    refresh();
+  }
+
+  /** Checks `field` again; `leaving` may show a new error, else only one it has changes. */
+  function check(field: HTMLElement, leaving: boolean): void {
+    const error = given.get(field);
+    if (!error && !leaving) return;
+    const value = checkedValue(field);
+    const problem = problemOf(field, value);
+    if (problem) set(field, `${field.dataset.label} ${problem}`);
+    else if (error && (field.hidden || error.required || error.value !== value)) set(field, "");
+  }
+
+  function refresh(): void {
+    const items = fields()
+      .filter((field) => !field.hidden && given.has(field))
+      .map((field) => {
+        const link = document.createElement("a");
+        const control = firstControl(field);
+        link.href = `#${control?.id ?? ""}`;
+        link.textContent = field.querySelector(".error")?.textContent ?? "";
+        link.addEventListener("click", (event) => {
+          event.preventDefault();
+          field.scrollIntoView({ block: "start" });
+          control?.focus({ preventScroll: true });
+        });
+        const item = document.createElement("li");
+        item.append(link);
+        return item;
+      });
+    links.replaceChildren(...items);
+    links.hidden = items.length === 0;
+    const stale = forFields && items.length === 0;
+    summary.hidden = stale || !alertBox.textContent;
+  }
+
+  function alert(message: string, fieldsMessage = false): void {
+    alertBox.textContent = message;
+    forFields = fieldsMessage;
+    refresh();
+  }
+
+  // After live-rules.ts's own listeners (added first), so requiredness is already current.
+  const changed = () => {
+    if (!checking) return;
+    for (const field of fields()) check(field, false);
+  };
+  form.addEventListener("input", changed);
+  form.addEventListener("change", changed);
+  form.addEventListener("focusout", (event) => {
+    const field = (event.target as HTMLElement).closest<HTMLElement>(".field");
+    const next = event.relatedTarget as Node | null;
+    // Moving between the options of one group is not leaving the field.
+    if (!checking || !field || (next && field.contains(next))) return;
+    check(field, true);
+  });
+  const failed = () => {
+    checking = true;
+  };
+  return { set, alert, failed };
+}

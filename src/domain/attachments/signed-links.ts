@@ -24,8 +24,12 @@ export function attachmentQuery(ctx: Context, formId: string, attachmentId: stri
 
 /** A full temporary download link of one attachment (S4). */
 export async function attachmentLink(ctx: Context, formId: string, attachmentId: string) {
-  const blobs = blobsOf(ctx);
-  return blobs.blobUrl(formId, attachmentId) + (await attachmentQuery(ctx, formId, attachmentId));
+  return linkWith(ctx, formId, attachmentId, await attachmentQuery(ctx, formId, attachmentId));
+}
+
+/** The download link of one attachment with its signed `query`, as {@link attachmentQuery} gave it. */
+export function linkWith(ctx: Context, formId: string, attachmentId: string, query: string) {
+  return blobsOf(ctx).blobUrl(formId, attachmentId) + query;
 }
 
 /** The signed query string that lets its holder read every attachment of a form (S5). */

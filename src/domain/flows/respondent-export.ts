@@ -1,5 +1,5 @@
 import type { Caller } from "../accounts/caller.ts";
-import { attachmentLink } from "../attachments/signed-links.ts";
+import { linkWith } from "../attachments/signed-links.ts";
 import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
@@ -69,7 +69,8 @@ async function lineOf(ctx: Context, access: FormAccess, submissionId: string): P
   const attachment_details = [];
   // S1's `attachment_sas_uri` is the link's query alone; the whole link opens the file.
   for (const detail of shown.attachment_details) {
-    const attachment_url = await attachmentLink(ctx, form.id, detail.attachment.id);
+    const { id } = detail.attachment;
+    const attachment_url = linkWith(ctx, form.id, id, detail.attachment_sas_uri);
     attachment_details.push({ ...detail, attachment_url });
   }
   const line = {

@@ -104,8 +104,7 @@ export async function auditOp(
   action: AuditAction,
   targets: readonly string[],
 ): Promise<BatchOp> {
-  const record = auditEntry(ctx, formId, source, action, targets);
-  await noteAuditMonth(ctx, formId, record.at.slice(0, 7));
+  const record = await notedEntry(ctx, formId, source, action, targets);
   return { op: "create", collection: collections.auditEntries, partition: formId, record };
 }
 
@@ -122,10 +121,23 @@ export async function appendAudit(
   targets: readonly string[],
   count?: number,
 ): Promise<void> {
+  const record = await notedEntry(ctx, formId, source, action, targets, count);
+  await ctx.store.create(collections.auditEntries, formId, record);
+}
+
+/** The entry {@link auditEntry} makes (with `count`, when given), its month noted first. */
+async function notedEntry(
+  ctx: Context,
+  formId: string,
+  source: AuditSource,
+  action: AuditAction,
+  targets: readonly string[],
+  count?: number,
+): Promise<AuditEntry> {
   const record = auditEntry(ctx, formId, source, action, targets);
   if (count !== undefined) record.count = count;
   await noteAuditMonth(ctx, formId, record.at.slice(0, 7));
-  await ctx.store.create(collections.auditEntries, formId, record);
+  return record;
 }
 
 /** A note that a form took entries in a month; partition: the month; id: the form id. */

@@ -4,6 +4,7 @@ import { type Page, StoreConflictError } from "../../ports/store.ts";
 import type { Caller } from "../accounts/caller.ts";
 import { type AuditSource, systemSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
+import { readForm } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import { collections } from "../records/collections.ts";
 import { ensureRespondentIndex } from "../submissions/respondent-backfill.ts";
@@ -105,7 +106,7 @@ async function runErasure(
   if (job.page) await finishPage(ctx, job, job.page);
   const erased: ErasedForm[] = [];
   for (const formId of job.form_ids) {
-    const form = known.find(({ id }) => id === formId) ?? (await readForm(ctx, formId));
+    const form = known.find(({ id }) => id === formId) ?? (await formOf(ctx, formId));
     if (!form) continue;
     let deleted = 0;
     let continuation: string | null = null;
@@ -129,7 +130,7 @@ async function runErasure(
 
 /** Deletes a page's submissions that remain, and purges the deliveries of them all. */
 async function finishPage(ctx: Context, job: ErasureJob, page: NonNullable<ErasureJob["page"]>) {
-  const form = await readForm(ctx, page.form_id);
+  const form = await formOf(ctx, page.form_id);
   // A form that is gone took its submissions and delivery logs with it (form-deletion.ts).
   if (!form) return;
   for (const id of page.submission_ids) {
@@ -158,9 +159,8 @@ async function deleteIfThere(
   }
 }
 
-async function readForm(ctx: Context, formId: string): Promise<FormRecord | null> {
-  const stored = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
-  return stored?.record ?? null;
+async function formOf(ctx: Context, formId: string): Promise<FormRecord | null> {
+  return (await readForm(ctx, formId))?.form ?? null;
 }
 
 function leaseEnd(ctx: Context): string {
@@ -197,7 +197,7 @@ export async function resumeErasures(ctx: Context): Promise<number> {
       }
       // A job written before the backfill existed: its forms may not be indexed.
       for (const formId of job.form_ids) {
-        const form = await readForm(ctx, formId);
+        const form = await formOf(ctx, formId);
         if (form) await ensureRespondentIndex(ctx, form);
       }
       await runErasure(ctx, job);

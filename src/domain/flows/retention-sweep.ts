@@ -6,6 +6,7 @@ import { NotFoundError } from "../../kernel/errors.ts";
 import { StoreConflictError, type Stored } from "../../ports/store.ts";
 import { systemSource } from "../audit/index.ts";
 import type { Context } from "../context.ts";
+import { readForm } from "../forms/form-access.ts";
 import type { FormRecord } from "../forms/form-record.ts";
 import {
   type RetentionEntry,
@@ -49,7 +50,7 @@ export async function sweepRetention(ctx: Context): Promise<number> {
 /** Deletes the submissions of one registered form past its retention. */
 async function sweepForm(ctx: Context, entry: Stored<RetentionEntry>): Promise<number> {
   const formId = entry.record.form_id;
-  const form = (await ctx.store.get<FormRecord>(collections.forms, formId, formId))?.record;
+  const form = (await readForm(ctx, formId))?.form;
   const days = form && retentionDaysOf(form);
   if (!form || !days) {
     await dropEntry(ctx, entry);

@@ -75,7 +75,11 @@ export async function loadAccess(
   return { form, etag: entry.etag, isOwner, roles };
 }
 
-async function readForm(ctx: Context, formId: string): Promise<LoadedForm | null> {
+/**
+ * Reads a form as the service uses it, bounded (`withinBounds`): with no access check, for the
+ * service's own work (the retention sweep, an erasure's job). `null` when there is none.
+ */
+export async function readForm(ctx: Context, formId: string): Promise<LoadedForm | null> {
   const entry = await ctx.store.get<FormRecord>(collections.forms, formId, formId);
   return entry && { form: withinBounds(entry.record), etag: entry.etag };
 }

@@ -22,7 +22,11 @@ import type { Device } from "../records/device.ts";
 import type { SubmissionRecord, SubmittedField } from "../records/submission-record.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { countsAfterPost, inventoryTaken } from "../settings/inventory.ts";
-import { closedMessages, submissionLimitsOf } from "../settings/sections/quantity-limit.ts";
+import {
+  closedMessages,
+  pastClosing,
+  submissionLimitsOf,
+} from "../settings/sections/quantity-limit.ts";
 import { accessFormToSubmit } from "../settings/submit-access.ts";
 import { respondentKeysOf } from "../submissions/respondent-index.ts";
 import { searchWordsOf } from "../submissions/search-words.ts";
@@ -56,16 +60,13 @@ export async function checkPost(
 ): Promise<CheckedPost> {
   const formId = snapshot.form.id;
   const { form } = await accessFormToSubmit(ctx, caller, formId, snapshot);
-  const limits = submissionLimitsOf(form);
-  if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= ctx.now().getTime()) {
-    throw new ServiceError("form_closed", closedMessages.closed);
-  }
+  if (pastClosing(form, ctx.now())) throw new ServiceError("form_closed", closedMessages.closed);
   const values = await checkSubmittedValues(ctx, form, fields, draft, snapshot);
   const definition = form.form_definition;
   const claims = await readClaimable(ctx, formId, submissionId, definition, values, held);
   const rules = compileRules(form);
   const taken = draft ? [] : inventoryTaken(rules, values);
-  const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
+  const limit = submissionLimitsOf(form).max_total_submissions ?? Number.POSITIVE_INFINITY;
   return { snapshot, values, limit, claims, rules, taken };
 }
 

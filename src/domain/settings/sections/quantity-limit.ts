@@ -98,10 +98,15 @@ export function closedReason(
   now: Date,
   counts: Readonly<Record<string, number>>,
 ): ClosedReason | null {
-  const limits = submissionLimitsOf(form);
-  if (limits.closes_at_utc && Date.parse(limits.closes_at_utc) <= now.getTime()) return "closed";
-  const limit = limits.max_total_submissions ?? Number.POSITIVE_INFINITY;
+  if (pastClosing(form, now)) return "closed";
+  const limit = submissionLimitsOf(form).max_total_submissions ?? Number.POSITIVE_INFINITY;
   return (counts.submissions ?? 0) >= limit ? "sold_out" : null;
+}
+
+/** Whether `form` is past its `closes_at_utc` at `now` (S2 and the page judge it alike). */
+export function pastClosing(form: FormRecord, now: Date): boolean {
+  const closes = submissionLimitsOf(form).closes_at_utc;
+  return closes ? Date.parse(closes) <= now.getTime() : false;
 }
 
 /** Whether a choice field may offer `option`: its own options, or any value of a datalist. */

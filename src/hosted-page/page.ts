@@ -18,6 +18,7 @@ export type RenderedForm = Awaited<ReturnType<typeof renderForm>>;
 
 interface PageSettings {
   form_name?: string;
+  form_type?: string;
   form_description?: string;
   prefill_fields?: string[];
 }
@@ -25,7 +26,9 @@ interface PageSettings {
 /**
  * The hosted form page (extension): the whole form as one HTML document, each definition
  * page a `<section>` under its title, with the page script and style sheet inline under
- * `nonce`. The form validates on the server only (`novalidate`): S2's issues are shown
+ * `nonce`. A form of several pages (unless its `form_type` is `classicsingle`) is filled in
+ * as steps, one page at a time (docs/design.md §21): the server draws the first step shown,
+ * the step indicator and Back, Next and Submit; the script moves between them. The form validates on the server only (`novalidate`): S2's issues are shown
  * beside their fields, so a person sees one kind of message whatever went wrong.
  *
  * With bot protections on (docs/design.md §6), the form carries `pageMark`, the signed time
@@ -52,18 +55,24 @@ export function formPage(
       (item) => (item as { unique_system_name: string }).unique_system_name,
     ),
   );
-  const pages = rendered.form_definition.pages.map((page, index) => {
-    const heading = page.title && html`<h2 id="p-${index}">${page.title}</h2>`;
+  const definitionPages = rendered.form_definition.pages;
+  const stepped = definitionPages.length > 1 && settings.form_type !== "classicsingle";
+  const pages = definitionPages.map((page, index) => {
+    const heading =
+      page.title && html`<h2 id="p-${index}"${stepped && html` tabindex="-1"`}>${page.title}</h2>`;
     const fields = page.fields.map((field) =>
       calculated.has(field.unique_system_name)
         ? calculatedField(field)
         : renderField(field, values.get(field.unique_system_name)),
     );
-    return html`<section${page.title && html` aria-labelledby="p-${index}"`}>
+    const step =
+      stepped && html` class="step" data-step="${index + 1}"${index > 0 && html` hidden`}`;
+    return html`<section${step}${page.title && html` aria-labelledby="p-${index}"`}>
 ${heading}
 ${fields}</section>
 `;
   });
+  const buttons = stepped ? stepButtons() : html`<button type="submit">Submit</button>\n`;
   return document(
     name,
     nonce,
@@ -74,12 +83,39 @@ ${settings.form_description && html`<p class="description">${settings.form_descr
 <p id="form-alert" role="alert"></p>
 <ul class="error-links" id="error-links" aria-label="Fields to correct"></ul>
 </div>
-${pages}${honeypot(rendered)}<button type="submit">Submit</button>
-</form>
+${stepped && stepIndicator(definitionPages)}${pages}${honeypot(rendered)}${buttons}</form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
 <script type="application/json" id="formwork-rules">${trusted(rulesJson(rules))}</script>
 <script nonce="${nonce}">${trusted(clientScript)}</script>`,
   );
+}
+
+/**
+ * The steps of a form drawn one definition page at a time (docs/design.md §21): a list of the
+ * pages by title, the one shown marked `aria-current="step"` by the script, and "Step n of m"
+ * in a polite live region. The script hides the pages conditions hide, here and in the count.
+ */
+function stepIndicator(pages: RenderedForm["form_definition"]["pages"]): SafeHtml {
+  const items = pages.map(
+    (page, index) =>
+      html`<li data-step="${index + 1}"${index === 0 && html` aria-current="step"`}>${page.title || `Step ${index + 1}`}</li>\n`,
+  );
+  return html`<nav class="steps" aria-label="Form steps">
+<ol>
+${items}</ol>
+<p class="step-count" id="step-count" data-template="Step {step} of {count}" aria-live="polite">Step 1 of ${pages.length}</p>
+</nav>
+`;
+}
+
+/** Back, Next and Submit of a stepped form: the script shows the ones that apply. */
+function stepButtons(): SafeHtml {
+  return html`<div class="step-buttons">
+<button type="button" class="secondary" id="step-back" hidden>Back</button>
+<button type="button" id="step-next">Next</button>
+<button type="submit" hidden>Submit</button>
+</div>
+`;
 }
 
 function botAttributes(rendered: RenderedForm, pageMark: string | undefined): SafeHtml | "" {

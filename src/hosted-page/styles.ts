@@ -46,6 +46,15 @@ input[type="file"] { font: inherit; }
 button { margin-top: 0.5rem; padding: 0.625rem 1.5rem; border: 0; border-radius: 6px;
   background: #1f6feb; color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
 button:disabled { background: #8c959f; cursor: wait; }
+button.secondary { background: #fff; color: #1f6feb; box-shadow: inset 0 0 0 1px #1f6feb; }
+.step-buttons { display: flex; flex-wrap: wrap; gap: 0.75rem; justify-content: space-between; }
+.step-buttons button[type="submit"], #step-next { margin-left: auto; }
+.steps ol { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; margin: 1rem 0 0; padding: 0;
+  list-style: none; font-size: 0.875rem; color: #57606a; }
+.steps li[aria-current="step"] { color: #1b1f24; font-weight: 600; text-decoration: underline;
+  text-underline-offset: 0.3em; }
+.step-count { margin: 0.25rem 0 0; font-size: 0.875rem; color: #57606a; }
+.step > h2:first-child { margin-top: 1.5rem; }
 .thanks { font-size: 1.25rem; padding: 1rem 0; }
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px;
   overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }

@@ -19,6 +19,7 @@ describe("hosted form page in Chromium: bot protection", { timeout: 120_000 }, (
     await page.goto(`${s.env.base}/f/${formId}`);
     await page.getByRole("textbox", { name: "Name" }).fill("Ada Lovelace");
     await page.getByRole("textbox", { name: "E-mail" }).fill("ada@example.com");
+    await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("group", { name: "Likes" }).getByRole("checkbox", { name: "tea" }).check();
     return { formId, page };
   }

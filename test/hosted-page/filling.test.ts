@@ -22,6 +22,7 @@ describe("hosted form page in Chromium: filling in", {
     await page.getByRole("textbox", { name: "E-mail" }).fill("ada@example.com");
     await page.getByRole("spinbutton", { name: "Age" }).fill("36");
     await page.getByLabel("Date of birth", { exact: true }).fill("1815-12-10");
+    await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("combobox", { name: "Size" }).selectOption("M");
     await page.getByRole("combobox", { name: "City" }).selectOption("Wellington");
     await page
@@ -110,6 +111,11 @@ describe("hosted form page in Chromium: filling in", {
     await page.goto(`${s.env.base}/f/${formId}`);
     await page.getByRole("textbox", { name: "E-mail" }).fill("not an address");
     await page.getByRole("spinbutton", { name: "Age" }).fill("131");
+    // Straight to the last step, as the browser's Forward would go: S2 is the authority, and
+    // its issues on the first step bring that step back.
+    await page.evaluate(() => {
+      location.hash = "#step-2";
+    });
     await page.getByLabel("CV", { exact: true }).setInputFiles({
       name: "huge.txt",
       mimeType: "text/plain",
@@ -136,6 +142,7 @@ describe("hosted form page in Chromium: filling in", {
       "true",
     );
     assert.equal(await page.evaluate(() => document.activeElement?.id), "f-name_1");
+    assert.equal(await page.evaluate(() => location.hash), "#step-1");
     await page.screenshot({
       path: screenshot("hosted-page-errors.png"),
       fullPage: true,
@@ -145,6 +152,7 @@ describe("hosted form page in Chromium: filling in", {
     await page.getByRole("textbox", { name: "Name" }).fill("Ada");
     await page.getByRole("textbox", { name: "E-mail" }).fill("ada@example.com");
     await page.getByRole("spinbutton", { name: "Age" }).fill("130");
+    await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("checkbox", { name: "tea" }).check();
     await page.getByRole("button", { name: "Submit" }).click();
     await page.getByRole("status").waitFor();

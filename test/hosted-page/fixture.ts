@@ -44,13 +44,14 @@ export const settingsPath = (formId: string, section: string) =>
 
 /**
  * Creates a datalist of cities and a two-page form with every field type, owned by `owner`,
- * with the given thanks-page settings.
+ * with the given thanks-page settings; `pages`, given, lays the fields out otherwise (a
+ * function is given the fields).
  */
 export async function createHostedForm(
   call: Call,
   owner: Account,
   thanks: Record<string, unknown> = {},
-  pages?: unknown[],
+  pages?: unknown[] | ((fields: ReturnType<typeof hostedFields>) => unknown[]),
 ) {
   const list = await call("POST", "/api/restricted/datalist", {
     as: owner,
@@ -74,10 +75,13 @@ export async function createHostedForm(
         },
       },
       form_definition: {
-        pages: pages ?? [
-          { title: "About you", fields: fields.slice(0, 5) },
-          { title: "Preferences and files", fields: fields.slice(5) },
-        ],
+        pages:
+          typeof pages === "function"
+            ? pages(fields)
+            : (pages ?? [
+                { title: "About you", fields: fields.slice(0, 5) },
+                { title: "Preferences and files", fields: fields.slice(5) },
+              ]),
       },
     },
   });

@@ -20,8 +20,23 @@ describe("hosted form page (extension): the HTML", () => {
     assert.match(text, /^<!doctype html>\n<html lang="en">/);
     assert.match(text, /<title>Job application<\/title>/);
     assert.match(text, /<p class="description">Tell us about yourself\.<\/p>/);
-    assert.match(text, /<h2 id="p-0">About you<\/h2>/);
-    assert.match(text, /<h2 id="p-1">Preferences and files<\/h2>/);
+    // Two pages of a `classicmulti` form: steps, the first shown, Back, Next and Submit.
+    assert.match(
+      text,
+      /<section class="step" data-step="1" aria-labelledby="p-0">\n<h2 id="p-0" tabindex="-1">About you<\/h2>/,
+    );
+    assert.match(
+      text,
+      /<section class="step" data-step="2" hidden aria-labelledby="p-1">\n<h2 id="p-1" tabindex="-1">Preferences and files<\/h2>/,
+    );
+    assert.match(
+      text,
+      /<nav class="steps" aria-label="Form steps">\n<ol>\n<li data-step="1" aria-current="step">About you<\/li>\n<li data-step="2">Preferences and files<\/li>/,
+    );
+    assert.match(
+      text,
+      /<button type="button" class="secondary" id="step-back" hidden>Back<\/button>\n<button type="button" id="step-next">Next<\/button>\n<button type="submit" hidden>Submit<\/button>/,
+    );
     for (const id of ["name_1", "about_2", "email_3", "age_4", "born_5", "size_6", "city_7"]) {
       assert.match(text, new RegExp(`<label for="f-${id}">`), id);
       assert.match(text, new RegExp(`id="f-${id}" name="${id}"`), id);

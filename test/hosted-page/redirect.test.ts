@@ -47,6 +47,7 @@ describe("hosted form page in Chromium: after submitting", {
       const form = shop ? page.frameLocator("iframe") : page;
       await form.getByRole("textbox", { name: "Name" }).fill("Ada L");
       await form.getByRole("textbox", { name: "E-mail" }).fill("ada@example.com");
+      await form.getByRole("button", { name: "Next" }).click();
       await form.getByRole("checkbox", { name: "tea" }).check();
       await form.getByRole("checkbox", { name: "coffee" }).check();
       await form.getByRole("button", { name: "Submit" }).click();
@@ -79,6 +80,7 @@ describe("hosted form page in Chromium: after submitting", {
       await page.goto(`${mounted.base}/forms/f/${formId}`);
       await page.getByRole("textbox", { name: "Name" }).fill("Bob");
       await page.getByRole("textbox", { name: "E-mail" }).fill("bob@example.com");
+      await page.getByRole("button", { name: "Next" }).click();
       await page.getByRole("checkbox", { name: "coffee" }).check();
       await page.getByLabel("CV", { exact: true }).setInputFiles({
         name: "note.txt",

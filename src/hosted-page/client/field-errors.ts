@@ -21,6 +21,11 @@ export interface FieldErrors {
   alert(message: string, forFields?: boolean): void;
   /** A submit failed: from now on fields are checked as they change and when left. */
   failed(): void;
+  /**
+   * Checks `fields` now, as when each is left, showing what is wrong; from now on fields are
+   * checked as after a failed submit. Answers the first field in error, or `null`.
+   */
+  checkNow(fields: HTMLElement[]): HTMLElement | null;
 }
 
 /** What an error was given for: the value then, and whether it said "is required". */
@@ -63,8 +68,14 @@ function problemOf(field: HTMLElement, value: string): string | null {
   return fieldValueProblem(definitionOf(field), value, required) ?? null;
 }
 
-/** The errors of `form`, with the summary in `#form-summary`. */
-export function fieldErrors(form: HTMLFormElement): FieldErrors {
+/**
+ * The errors of `form`, with the summary in `#form-summary`. `reveal` shows a field before a
+ * summary link focuses it (a field on another step, steps.ts).
+ */
+export function fieldErrors(
+  form: HTMLFormElement,
+  reveal: (field: HTMLElement) => void = () => {},
+): FieldErrors {
   const summary = document.getElementById("form-summary") as HTMLElement;
   const alertBox = document.getElementById("form-alert") as HTMLElement;
   const links = document.getElementById("error-links") as HTMLElement;
@@ -107,6 +118,7 @@ export function fieldErrors(form: HTMLFormElement): FieldErrors {
         link.textContent = field.querySelector(".error")?.textContent ?? "";
         link.addEventListener("click", (event) => {
           event.preventDefault();
+          reveal(field);
           field.scrollIntoView({ block: "start" });
           control?.focus({ preventScroll: true });
         });
@@ -143,5 +155,10 @@ export function fieldErrors(form: HTMLFormElement): FieldErrors {
   const failed = () => {
     checking = true;
   };
-  return { set, alert, failed };
+  const checkNow = (checked: HTMLElement[]) => {
+    checking = true;
+    for (const field of checked) check(field, true);
+    return checked.find((field) => given.has(field)) ?? null;
+  };
+  return { set, alert, failed, checkNow };
 }

@@ -15,6 +15,7 @@ import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/web/sha";
 import { fieldErrors } from "./field-errors.ts";
 import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
+import { formSteps, type Steps } from "./steps.ts";
 
 interface Answer {
   message?: string;
@@ -49,7 +50,8 @@ function start(form: HTMLFormElement): void {
   const uploads = new Map<string, Promise<string | null>[]>();
   const rules = parse<PageRules>(document.getElementById("formwork-rules")?.textContent ?? "");
   applyRules(form, rules ?? {});
-  const errors = fieldErrors(form);
+  let steps: Steps | undefined;
+  const errors = fieldErrors(form, (field) => steps?.reveal(field));
   const setError = errors.set;
 
   /** The headers of S2 and S3 for the form's bot protections. */
@@ -76,6 +78,15 @@ function start(form: HTMLFormElement): void {
   const fieldOf = (name: string) => fields().find((f) => f.dataset.name === name);
   const controls = (field: HTMLElement) =>
     field.querySelectorAll<HTMLElement>("input, select, textarea");
+
+  // Next leaves a step only when its shown fields pass the checks S2 would make.
+  steps = formSteps(form, (shown) => {
+    const first = errors.checkNow(shown);
+    if (!first) return true;
+    errors.alert("Please correct the fields marked below.", true);
+    controls(first)[0]?.focus();
+    return false;
+  });
 
   const showAlert = (message: string) => errors.alert(message);
 
@@ -211,7 +222,10 @@ function start(form: HTMLFormElement): void {
       : answer?.message || "The form could not be sent.";
     errors.alert([summary, ...others].join(" "), others.length === 0 && first !== null);
     errors.failed();
-    if (first) controls(first)[0]?.focus();
+    if (first) {
+      steps?.reveal(first);
+      controls(first)[0]?.focus();
+    }
   }
 
   async function send() {
@@ -256,6 +270,8 @@ function start(form: HTMLFormElement): void {
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
+    // Enter in a field of an earlier step moves on, as Next does; only the last step posts.
+    if (steps && !steps.atEnd()) return steps.next();
     button.disabled = true;
     void send().finally(() => {
       button.disabled = false;

@@ -220,7 +220,7 @@ describe("hosted form page in Chromium: pages as steps", { timeout: 180_000 }, (
     const formId = await createForm("classicsingle");
     const page = await (await fetch(`${s.env.base}/f/${formId}`)).text();
     // The markup, without the inline script (which knows of steps).
-    const html = page.replace(/<script[^]*?<\/script>/g, "");
+    const html = page.replace(/<script[\s\S]*?<\/script>/g, "");
     assert.doesNotMatch(html, /class="step"|class="steps"|id="step-next"/);
     assert.match(html, /<section aria-labelledby="p-1">\n<h2 id="p-1">Guests<\/h2>/);
     assert.match(html, /<button type="submit">Submit<\/button>/);

@@ -45,10 +45,11 @@ export const hostedPageOperation: RouteOperation = {
         known.message,
       ];
       // A form that exists but is refused keeps its framing rule; a missing or hidden one
-      // (404) has none, so that it answers exactly as a missing one.
+      // (404) has none, so that it answers exactly as a missing one. Should the rule not be
+      // read, no site may frame this page: the refusal is still answered as HTML.
       const embedOrigins =
         formId && framedRefusals.has(known.code)
-          ? await refusedPageEmbedOrigins(ctx, formId)
+          ? await refusedPageEmbedOrigins(ctx, formId).catch(() => [])
           : undefined;
       return htmlResponse(known.status, messagePage(title, message, nonce), nonce, embedOrigins);
     }

@@ -90,6 +90,34 @@ describe("hosted form page (extension): securitysettings.embed_origins", () => {
     }
   });
 
+  it("lets no site frame a refusal whose form it could not read again", async () => {
+    const store = createMemoryStore({ freezeWrites: true });
+    // The form reads of one page request left before they fail (none: all succeed).
+    let formReadsLeft = Number.POSITIVE_INFINITY;
+    const failing = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key !== "get") return Reflect.get(target, key, receiver);
+        return (collection: string, ...rest: unknown[]) => {
+          if (collection === "forms" && formReadsLeft-- <= 0) {
+            return Promise.reject(new Error("the store is down"));
+          }
+          return (target.get as (...args: unknown[]) => unknown)(collection, ...rest);
+        };
+      },
+    });
+    const env = await world(failing);
+    assert.equal(
+      (await env.settings("securitysettings", { embed_origins: ["https://shop.example"] })).status,
+      200,
+    );
+    assert.equal((await env.settings("generalsettings", { is_disabled: true })).status, 200);
+    formReadsLeft = 1;
+    const shown = await env.page();
+    assert.equal(shown.status, 403);
+    assert.match(shown.text, /This form is disabled/);
+    assert.equal(shown.ancestors, "'none'");
+  });
+
   for (const [name, open] of storeKinds("memory", "lowdb", "cosmos")) {
     it(`frames the form's pages as the list says, and F5 never shows it (${name})`, async () => {
       const env = await world(await open());

@@ -1159,6 +1159,7 @@ export interface components {
                 min_fill_seconds?: number;
             };
             submission_retention_days?: number | null;
+            embed_origins?: string[] | null;
         } | {
             max_total_submissions?: number | null;
             closes_at_utc?: string | null;

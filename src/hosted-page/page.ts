@@ -39,12 +39,16 @@ interface PageSettings {
  * The fields start with the values `query` (the page address's) gives for the fields the
  * form's `prefill_fields` names, when they fit, and hidden fields with their default
  * (docs/design.md §21): drawn as value attributes, escaped like every other value.
+ *
+ * `embedOrigins`, the sites that may frame the page (none given: any), go to the script as
+ * `data-embed-origins`, the origins its messages to the framing page may go to.
  */
 export function formPage(
   rendered: RenderedForm,
   nonce: string,
   pageMark?: string,
   query = new URLSearchParams(),
+  embedOrigins?: readonly string[],
 ): string {
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
   const values = prefilledValues(rendered.form_definition, settings.prefill_fields ?? [], query);
@@ -78,7 +82,7 @@ ${fields}</section>
     nonce,
     html`<h1 id="form-title">${name}</h1>
 ${settings.form_description && html`<p class="description">${settings.form_description}</p>`}
-<form id="formwork-form" data-form-id="${rendered.id}"${botAttributes(rendered, pageMark)} aria-labelledby="form-title" novalidate>
+<form id="formwork-form" data-form-id="${rendered.id}"${botAttributes(rendered, pageMark)}${embedOrigins && html` data-embed-origins="${embedOrigins.join(" ")}"`} aria-labelledby="form-title" novalidate>
 <div class="alert" id="form-summary" hidden>
 <p id="form-alert" role="alert"></p>
 <ul class="error-links" id="error-links" aria-label="Fields to correct"></ul>

@@ -1,4 +1,4 @@
-import { renderFormPage } from "../domain/flows/index.ts";
+import { refusedPageEmbedOrigins, renderFormPage } from "../domain/flows/index.ts";
 import { pageMark, renderedBotProtection } from "../domain/settings/index.ts";
 import { closedPage, formPage, messagePage } from "../hosted-page/page.ts";
 import { asServiceError } from "../http/port-failures.ts";
@@ -11,7 +11,8 @@ import { guidParam, urlOf } from "./route-request.ts";
  * the same access rules as F5. A form that cannot be shown answers a short HTML page with the
  * status F5 would give, rather than the JSON envelope. A form that S2 would refuse any post
  * to (past `closes_at_utc` or at `max_total_submissions`) answers a notice in S2's words
- * instead of the form (docs/design.md §21).
+ * instead of the form (docs/design.md §21). Every page of a form that exists keeps the
+ * form's framing rule (`securitysettings.embed_origins`, see {@link htmlResponse}).
  */
 export const hostedPageOperation: RouteOperation = {
   method: "get",
@@ -25,13 +26,16 @@ export const hostedPageOperation: RouteOperation = {
   response: { description: "The form as an HTML page.", schema: "html" },
   handler: async (request, ctx) => {
     const nonce = newNonce();
+    let formId: string | undefined;
     try {
-      const formId = guidParam(request, "formId");
-      const { rendered, closed } = await renderFormPage(ctx, request.caller, formId);
-      if (closed) return htmlResponse(200, closedPage(rendered, closed, nonce), nonce);
+      formId = guidParam(request, "formId");
+      const { rendered, closed, embedOrigins } = await renderFormPage(ctx, request.caller, formId);
+      const page = (body: string) => htmlResponse(200, body, nonce, embedOrigins);
+      if (closed) return page(closedPage(rendered, closed, nonce));
       const { honeypot, min_fill_seconds } = renderedBotProtection(rendered.form_configuration);
       const mark = honeypot || min_fill_seconds > 0 ? pageMark(ctx, rendered.id) : undefined;
-      return htmlResponse(200, formPage(rendered, nonce, mark, urlOf(request).searchParams), nonce);
+      const query = urlOf(request).searchParams;
+      return page(formPage(rendered, nonce, mark, query, embedOrigins));
     } catch (error) {
       // Anything else is a fault of ours: the router logs it and answers a bare 500.
       const known = asServiceError(error);
@@ -40,10 +44,20 @@ export const hostedPageOperation: RouteOperation = {
         "This form cannot be shown",
         known.message,
       ];
-      return htmlResponse(known.status, messagePage(title, message, nonce), nonce);
+      // A form that exists but is refused keeps its framing rule; a missing or hidden one
+      // (404) has none, so that it answers exactly as a missing one. Should the rule not be
+      // read, no site may frame this page: the refusal is still answered as HTML.
+      const embedOrigins =
+        formId && framedRefusals.has(known.code)
+          ? await refusedPageEmbedOrigins(ctx, formId).catch(() => [])
+          : undefined;
+      return htmlResponse(known.status, messagePage(title, message, nonce), nonce, embedOrigins);
     }
   },
 };
+
+/** The refusals of a form that exists and that the caller may know of. */
+const framedRefusals = new Set<ErrorCode>(["form_disabled", "unauthorized"]);
 
 const explanations: Partial<Record<ErrorCode, [title: string, message: string]>> = {
   not_found: ["Form not found", "There is no form at this address, or it is not open to you."],
@@ -55,9 +69,16 @@ const explanations: Partial<Record<ErrorCode, [title: string, message: string]>>
 /**
  * The page's headers: a CSP that lets only this response's own inline script and style run
  * and lets them reach only this origin, no MIME sniffing, and no caching (the nonce is per
- * response). No `frame-ancestors`: the page is meant to be embedded in other sites' frames.
+ * response). Framing: with `embedOrigins`, `frame-ancestors` those origins (`'none'` for an
+ * empty list); without, no `frame-ancestors`, so that any site may frame the page.
  */
-function htmlResponse(status: number, body: string, nonce: string): Response {
+function htmlResponse(
+  status: number,
+  body: string,
+  nonce: string,
+  embedOrigins?: readonly string[],
+): Response {
+  const frameAncestors = embedOrigins && (embedOrigins.join(" ") || "'none'");
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
@@ -66,6 +87,7 @@ function htmlResponse(status: number, body: string, nonce: string): Response {
     "form-action 'self'",
     "img-src 'self' data:",
     "base-uri 'none'",
+    ...(frameAncestors ? [`frame-ancestors ${frameAncestors}`] : []),
   ].join("; ");
   return new Response(body, {
     status,

@@ -2,7 +2,7 @@ import type { Caller } from "../accounts/caller.ts";
 import type { Context } from "../context.ts";
 import { listEntryValues } from "../datalists/datalist-entries.ts";
 import { ownsDatalist } from "../datalists/datalists.ts";
-import { formNotFound } from "../forms/form-access.ts";
+import { formNotFound, readForm } from "../forms/form-access.ts";
 import type { FormDefinition } from "../forms/form-definition.ts";
 import { formSummary } from "../forms/form-record.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
@@ -10,6 +10,7 @@ import { compileRules, type FormRules } from "../settings/form-rules.ts";
 import { prefillFieldsOf } from "../settings/sections/general.ts";
 import { type ClosedReason, closedReason } from "../settings/sections/quantity-limit.ts";
 import { renderedSections } from "../settings/sections/registry.ts";
+import { embedOriginsOf } from "../settings/sections/security.ts";
 import { accessFormToSubmit } from "../settings/submit-access.ts";
 
 /** Reads a datalist's values at most once per request; none when the owner lacks it. */
@@ -34,13 +35,19 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
  * F5's answer for the hosted page (`rendered`), with why S2 would refuse any post to the
  * form now (`closed`: past `closes_at_utc` or at `max_total_submissions`; `null` while it
  * takes posts), judged as S2 judges it, from the same form and counter (docs/design.md §21).
- * F5 itself leaves `closed` out: its answer stays as it was.
+ * F5 itself leaves `closed` out: its answer stays as it was. `embedOrigins`: the sites that
+ * may frame the page (`securitysettings.embed_origins`; `undefined`: any), which F5 never
+ * shows.
  */
 export async function renderFormPage(
   ctx: Context,
   caller: Caller | null,
   formId: string,
-): Promise<{ rendered: RenderedForm; closed: ClosedReason | null }> {
+): Promise<{
+  rendered: RenderedForm;
+  closed: ClosedReason | null;
+  embedOrigins: string[] | undefined;
+}> {
   const counter = await readFormCounter(ctx, formId);
   const version = versionOf(counter);
   const snapshot = version === null ? null : await formSnapshot(ctx, formId, version);
@@ -74,7 +81,21 @@ export async function renderFormPage(
     form_configuration,
     form_definition: await withDatalistOptions(form.form_definition, rules, datalistValues),
   };
-  return { rendered, closed: closedReason(form, ctx.now(), counts) };
+  const closed = closedReason(form, ctx.now(), counts);
+  return { rendered, closed, embedOrigins: embedOriginsOf(form) };
+}
+
+/**
+ * The sites that may frame the page of a form that exists but that the page refuses to
+ * show (disabled, sign-in required: docs/design.md §21), as {@link renderFormPage} gives
+ * them; `undefined` for a form that does not exist. Read again, as only these pages need it.
+ */
+export async function refusedPageEmbedOrigins(
+  ctx: Context,
+  formId: string,
+): Promise<string[] | undefined> {
+  const entry = await readForm(ctx, formId);
+  return entry ? embedOriginsOf(entry.form) : undefined;
 }
 
 /** F5's answer: a form's definition, with datalist options filled in, and its settings. */

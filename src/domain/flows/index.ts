@@ -10,7 +10,12 @@
 export type { Answered } from "../records/idempotency-keys.ts";
 export { sweepIdempotencyKeys } from "../records/idempotency-sweep.ts";
 export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
-export { type RenderedForm, renderForm, renderFormPage } from "./form-rendering.ts";
+export {
+  type RenderedForm,
+  refusedPageEmbedOrigins,
+  renderForm,
+  renderFormPage,
+} from "./form-rendering.ts";
 export { createSubmissionOnce, updateSubmissionOnce } from "./idempotent-posts.ts";
 export { eraseRespondent, erasureLeaseMs, resumeErasures } from "./respondent-erasure.ts";
 export { exportRespondent } from "./respondent-export.ts";

@@ -20,6 +20,6 @@ export { cloneFormWithSettings, updateSettingsSection } from "./form-settings.ts
 export { type ClosedReason, closedMessages } from "./sections/quantity-limit.ts";
 export { renderedSections, sectionNamed, settingsSections } from "./sections/registry.ts";
 export type { LiveFeature, SettingsSection } from "./sections/section.ts";
-export { renderedBotProtection } from "./sections/security.ts";
+export { embedOriginsOf, renderedBotProtection } from "./sections/security.ts";
 export { accessFormToSubmit } from "./submit-access.ts";
 export { sweepUsedSolutions } from "./used-solutions.ts";

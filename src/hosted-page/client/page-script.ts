@@ -10,14 +10,19 @@
  * (`Formwork-Page`) and the honeypot's value, if a bot filled it (`Formwork-Honeypot`), with
  * S2; and when the form needs a challenge, it fetches one and solves it (ALTCHA, with
  * altcha-lib's solver) before each S3 and S2, as each solution is good for one request.
+ *
+ * In another site's frame, it tells the framing page its height and each submission's id
+ * (embedding.ts).
  */
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/web/sha";
+import { embedding } from "./embedding.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
 import { formSteps, type Steps } from "./steps.ts";
 
 interface Answer {
+  id?: string;
   message?: string;
   issues?: { path: string; message: string }[];
   thanks_behaviour?: string;
@@ -53,6 +58,7 @@ function start(form: HTMLFormElement): void {
   let steps: Steps | undefined;
   const errors = fieldErrors(form, (field) => steps?.reveal(field));
   const setError = errors.set;
+  const embedded = embedding(form);
 
   /** The headers of S2 and S3 for the form's bot protections. */
   async function botHeaders(post: boolean): Promise<Record<string, string>> {
@@ -260,8 +266,10 @@ function start(form: HTMLFormElement): void {
       return showAlert("The form could not be sent. Check your connection and try again.");
     }
     const answer = parse<Answer>(await response.text());
-    if (response.ok && answer) thank(answer, values);
-    else showIssues(answer);
+    if (response.ok && answer) {
+      if (answer.id) embedded.submitted(answer.id);
+      thank(answer, values);
+    } else showIssues(answer);
   }
 
   form.addEventListener("change", (event) => {

@@ -3,7 +3,9 @@
  * the form (`requires_login`, read where a form is opened to submit: submit-access.ts), the
  * bot protections its owner switched on (`bot_protection`, read by bot-protection.ts), and
  * how long its submissions are kept (`submission_retention_days`, an extension: the
- * retention sweep deletes older ones, docs/design.md §15).
+ * retention sweep deletes older ones, docs/design.md §15), and which sites may frame the
+ * hosted page (`embed_origins`, an extension: its `frame-ancestors` and the origins its
+ * messages go to, docs/design.md §21).
  */
 import * as v from "valibot";
 import type { FormRecord } from "../../forms/form-record.ts";
@@ -41,10 +43,40 @@ const retentionDays = v.nullable(
   ),
 );
 
+/** The most origins `embed_origins` may list: a CSP header stays short. */
+export const maxEmbedOrigins = 20;
+
+const originMessage =
+  "must be an http or https origin such as https://shop.example, with no path, in lower case";
+
+/**
+ * Whether `text` is an origin as a browser writes it (`event.origin`, `frame-ancestors`):
+ * http(s), a host of letters, digits, dots and hyphens (an IPv6 literal or any other
+ * character is no CSP host-source) and an optional port, nothing after it.
+ */
+function isOrigin(text: string): boolean {
+  if (!/^https?:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/.test(text)) return false;
+  try {
+    return new URL(text).origin === text;
+  } catch {
+    return false;
+  }
+}
+
+/** The sites that may frame the hosted page; absent or `null`: any site; `[]`: none. */
+const embedOrigins = v.pipe(
+  v.array(
+    v.pipe(v.string(originMessage), v.check(isOrigin, originMessage)),
+    "must be a list of origins",
+  ),
+  v.maxLength(maxEmbedOrigins, `must list at most ${maxEmbedOrigins} origins`),
+);
+
 const schema = v.looseObject({
   requires_login: v.optional(v.boolean(), false),
   bot_protection: v.optional(botProtection),
   submission_retention_days: v.optional(retentionDays),
+  embed_origins: v.optional(v.nullable(embedOrigins)),
 });
 
 /** The bot protections of a form; all off when its section has none. */
@@ -98,6 +130,23 @@ export function retentionDaysOf(form: FormRecord): number | undefined {
     days <= maxRetentionDays
     ? days
     : undefined;
+}
+
+/**
+ * The origins that may frame `form`'s hosted page (`embed_origins`), or `undefined` when
+ * any site may: a property read, lenient (a list stored some other way is read as `[]`, so
+ * it errs towards framing by no one; an entry that is not an origin is left out).
+ */
+export function embedOriginsOf(form: FormRecord): string[] | undefined {
+  const section = form.form_configuration[securitySettings.name] as
+    | { embed_origins?: unknown }
+    | undefined;
+  const origins = section?.embed_origins;
+  if (origins === undefined || origins === null) return undefined;
+  if (!Array.isArray(origins)) return [];
+  return origins
+    .filter((origin): origin is string => typeof origin === "string" && isOrigin(origin))
+    .slice(0, maxEmbedOrigins);
 }
 
 /** The bot protections `form`'s owner switched on (a property read: S2 asks on every post). */

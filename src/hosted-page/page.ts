@@ -26,7 +26,9 @@ interface PageSettings {
  * The hosted form page (extension): the whole form as one HTML document, each definition
  * page a `<section>` under its title, with the page script and style sheet inline under
  * `nonce`. The form validates on the server only (`novalidate`): S2's issues are shown
- * beside their fields, so a person sees one kind of message whatever went wrong.
+ * beside their fields, so a person sees one kind of message whatever went wrong. A screen
+ * reader hears the summary's sentence (`role="alert"`) after a failed submit, and each error
+ * that appears or changes as the person edits, once, through `#form-news` (polite).
  *
  * With bot protections on (docs/design.md §6), the form carries `pageMark`, the signed time
  * it was served, that the script sends with S2 (`Formwork-Page`), a honeypot field hidden
@@ -74,6 +76,7 @@ ${settings.form_description && html`<p class="description">${settings.form_descr
 <p id="form-alert" role="alert"></p>
 <ul class="error-links" id="error-links" aria-label="Fields to correct"></ul>
 </div>
+<p class="sr-only" id="form-news" aria-live="polite"></p>
 ${pages}${honeypot(rendered)}<button type="submit">Submit</button>
 </form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>

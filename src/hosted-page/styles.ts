@@ -21,7 +21,7 @@ legend { padding: 0; }
 .choice label { font-weight: 400; margin: 0; }
 .choice input { width: 1.1rem; height: 1.1rem; margin: 0; }
 input[type="text"], input[type="email"], input[type="number"], input[type="date"], textarea, select {
-  width: 100%; padding: 0.5rem 0.625rem; border: 1px solid #8c959f; border-radius: 6px;
+  width: 100%; padding: 0.5rem 0.625rem; border: 1px solid #6e7781; border-radius: 6px;
   font: inherit; color: inherit; background: #fff; }
 input[type="file"] { font: inherit; }
 :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }

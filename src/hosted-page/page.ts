@@ -28,8 +28,11 @@ interface PageSettings {
  * page a `<section>` under its title, with the page script and style sheet inline under
  * `nonce`. A form of several pages (unless its `form_type` is `classicsingle`) is filled in
  * as steps, one page at a time (docs/design.md §21): the server draws the first step shown,
- * the step indicator and Back, Next and Submit; the script moves between them. The form validates on the server only (`novalidate`): S2's issues are shown
- * beside their fields, so a person sees one kind of message whatever went wrong.
+ * the step indicator and Back, Next and Submit; the script moves between them. The form
+ * validates on the server only (`novalidate`): S2's issues are shown beside their fields, so
+ * a person sees one kind of message whatever went wrong. A screen reader hears the summary's
+ * sentence (`role="alert"`) after a failed submit, and each error that appears or changes as
+ * the person edits, once, through `#form-news` (polite).
  *
  * With bot protections on (docs/design.md §6), the form carries `pageMark`, the signed time
  * it was served, that the script sends with S2 (`Formwork-Page`), a honeypot field hidden
@@ -87,6 +90,7 @@ ${settings.form_description && html`<p class="description">${settings.form_descr
 <p id="form-alert" role="alert"></p>
 <ul class="error-links" id="error-links" aria-label="Fields to correct"></ul>
 </div>
+<p class="sr-only" id="form-news" aria-live="polite"></p>
 ${stepped && stepIndicator(definitionPages)}${pages}${honeypot(rendered)}${buttons}</form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
 <script type="application/json" id="formwork-rules">${trusted(rulesJson(rules))}</script>

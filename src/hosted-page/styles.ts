@@ -1,6 +1,8 @@
 /**
  * The hosted form page's style sheet, inlined under the page's CSP nonce: system fonts, one
- * readable column, visible focus, and colours that keep WCAG AA contrast.
+ * readable column, visible focus, and colours that keep WCAG AA contrast (text at 4.5:1,
+ * borders and the focus ring at 3:1 at least). A date's calendar button, a stop of its own in
+ * Chromium's tab order, outlines its input (docs/design.md §21).
  */
 export const pageStyles = `
 *, *::before, *::after { box-sizing: border-box; }
@@ -21,10 +23,11 @@ legend { padding: 0; }
 .choice label { font-weight: 400; margin: 0; }
 .choice input { width: 1.1rem; height: 1.1rem; margin: 0; }
 input[type="text"], input[type="email"], input[type="number"], input[type="date"], textarea, select {
-  width: 100%; padding: 0.5rem 0.625rem; border: 1px solid #8c959f; border-radius: 6px;
+  width: 100%; padding: 0.5rem 0.625rem; border: 1px solid #6e7781; border-radius: 6px;
   font: inherit; color: inherit; background: #fff; }
 input[type="file"] { font: inherit; }
 :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+input[type="date"]:focus-within:not(:focus) { outline: 3px solid #0969da; outline-offset: 2px; }
 .field [aria-invalid="true"] { border-color: #cf222e; box-shadow: 0 0 0 1px #cf222e; }
 .mark { color: #cf222e; margin-left: 0.25rem; }
 .hint { margin: 0 0 0.375rem; color: #57606a; font-size: 0.875rem; }

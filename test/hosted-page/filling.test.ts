@@ -80,6 +80,7 @@ describe("hosted form page in Chromium: filling in", {
         unique_system_name: "cv_10",
         submitted_value: `${ids.get("cv.txt")}|${ids.get("photo.png")}`,
       },
+      { unique_system_name: "source_11", submitted_value: "newsletter" },
     ]);
     assert.equal(stored.is_draft_submission, false);
     assert.equal(stored.created_by_device.client_ip_address, "127.0.0.1");

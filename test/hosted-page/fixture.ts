@@ -35,6 +35,13 @@ export function hostedFields(datalistId: string) {
       max_file_size: 100_000,
       accept: [".txt", "image/png"],
     },
+    {
+      unique_system_name: "source_11",
+      type: "hidden",
+      label: "Source",
+      max_length: 40,
+      default_value: "newsletter",
+    },
   ];
 }
 

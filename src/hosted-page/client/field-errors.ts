@@ -6,14 +6,23 @@
  * changes as soon as its field's value changes, and a field left (blur) shows what is wrong
  * with it. S2's word on what the page cannot judge (a datalist's entries, an upload) stands
  * until the value changes.
+ *
+ * A screen reader hears (docs/design.md §21): after a failed submit, the summary's sentence
+ * (`role="alert"`) and then the focused field with its error (`aria-describedby`); and while
+ * the person edits, each error that appears or changes, once, through the polite live
+ * region `#form-news`. The errors themselves are not live regions, so that a failed submit
+ * does not read them all out, and an unchanged error is not written again on each keystroke.
  */
 import { type CheckedField, fieldValueProblem, requiredProblem } from "../../rules/field-values.ts";
 import { currentValue } from "./live-rules.ts";
 
 /** The errors of one form. */
 export interface FieldErrors {
-  /** Shows `message` (the field's label and a problem) under `field`; `""` clears it. */
-  set(field: HTMLElement, message: string): void;
+  /**
+   * Shows `message` (the field's label and a problem) under `field`; `""` clears it. With
+   * `announce`, a new or changed message is also said through the polite live region.
+   */
+  set(field: HTMLElement, message: string, announce?: boolean): void;
   /**
    * Shows `message` above the form; with `forFields`, over the summary of the fields in
    * error, and only while one is left.
@@ -79,15 +88,23 @@ export function fieldErrors(
   const summary = document.getElementById("form-summary") as HTMLElement;
   const alertBox = document.getElementById("form-alert") as HTMLElement;
   const links = document.getElementById("error-links") as HTMLElement;
+  const news = document.getElementById("form-news") as HTMLElement;
   const given = new Map<HTMLElement, Given>();
+  const items = new WeakMap<HTMLElement, HTMLLIElement>();
   let checking = false;
   let forFields = false;
   const fields = () => [...form.querySelectorAll<HTMLElement>(".field")];
 
-  function set(field: HTMLElement, message: string): void {
+  function set(field: HTMLElement, message: string, announce = false): void {
     const box = field.querySelector(".error") as HTMLElement;
-    box.textContent = message;
-    box.hidden = !message;
+    const before = box.hidden ? "" : (box.textContent ?? "");
+    if (message !== before) {
+      box.textContent = message;
+      box.hidden = !message;
+      if (announce && message) news.textContent = message;
+      // Emptied when its error goes, so that the same message later is said again.
+      else if (before && news.textContent === before) news.textContent = "";
+    }
     if (message) {
       given.set(field, { value: checkedValue(field), required: message.endsWith(requiredProblem) });
     } else given.delete(field);
@@ -104,31 +121,45 @@ export function fieldErrors(
     if (!error && !leaving) return;
     const value = checkedValue(field);
     const problem = problemOf(field, value);
-    if (problem) set(field, `${field.dataset.label} ${problem}`);
-    else if (error && (field.hidden || error.required || error.value !== value)) set(field, "");
+    if (problem) set(field, `${field.dataset.label} ${problem}`, true);
+    else if (error && (field.hidden || error.required || error.value !== value)) {
+      set(field, "", true);
+    }
+  }
+
+  /** The summary's item linking to `field`: made once, so that a focused link stays. */
+  function linkItem(field: HTMLElement): HTMLLIElement {
+    let item = items.get(field);
+    if (!item) {
+      const link = document.createElement("a");
+      const control = firstControl(field);
+      link.href = `#${control?.id ?? ""}`;
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        reveal(field);
+        field.scrollIntoView({ block: "start" });
+        control?.focus({ preventScroll: true });
+      });
+      item = document.createElement("li");
+      item.append(link);
+      items.set(field, item);
+    }
+    const text = field.querySelector(".error")?.textContent ?? "";
+    if (item.textContent !== text) (item.firstChild as HTMLElement).textContent = text;
+    return item;
   }
 
   function refresh(): void {
-    const items = fields()
+    const wanted = fields()
       .filter((field) => !field.hidden && given.has(field))
-      .map((field) => {
-        const link = document.createElement("a");
-        const control = firstControl(field);
-        link.href = `#${control?.id ?? ""}`;
-        link.textContent = field.querySelector(".error")?.textContent ?? "";
-        link.addEventListener("click", (event) => {
-          event.preventDefault();
-          reveal(field);
-          field.scrollIntoView({ block: "start" });
-          control?.focus({ preventScroll: true });
-        });
-        const item = document.createElement("li");
-        item.append(link);
-        return item;
-      });
-    links.replaceChildren(...items);
-    links.hidden = items.length === 0;
-    const stale = forFields && items.length === 0;
+      .map(linkItem);
+    const shown = [...links.children];
+    // Redrawn only when the fields in error change: a link a person has tabbed to keeps focus.
+    if (wanted.length !== shown.length || wanted.some((item, n) => item !== shown[n])) {
+      links.replaceChildren(...wanted);
+    }
+    links.hidden = wanted.length === 0;
+    const stale = forFields && wanted.length === 0;
     summary.hidden = stale || !alertBox.textContent;
   }
 

@@ -155,8 +155,8 @@ function start(form: HTMLFormElement): void {
     list.textContent = "";
     uploads.set(name, []);
     setError(field, "");
-    if (files.length > maxFiles) return setError(field, `Choose at most ${maxFiles} files.`);
-    if (tooBig[0]) return setError(field, `${tooBig[0].name} is larger than allowed.`);
+    if (files.length > maxFiles) return setError(field, `Choose at most ${maxFiles} files.`, true);
+    if (tooBig[0]) return setError(field, `${tooBig[0].name} is larger than allowed.`, true);
     uploads.set(
       name,
       files.map((file) => upload(name, file, list)),

@@ -1128,6 +1128,7 @@ export interface components {
             analytics_tracking_id?: string;
             is_disabled?: boolean;
             prefill_fields?: string[];
+            language?: string | null;
         } | {
             /**
              * @default inline_message

@@ -12,6 +12,7 @@ import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
 import { pageStyles } from "./styles.ts";
+import { type SentWords, type Speech, speechIn } from "./words/index.ts";
 
 /** What F5 answers: the definition with datalist options filled in, and its settings. */
 export type RenderedForm = Awaited<ReturnType<typeof renderForm>>;
@@ -36,16 +37,20 @@ interface PageSettings {
  * The fields start with the values `query` (the page address's) gives for the fields the
  * form's `prefill_fields` names, when they fit, and hidden fields with their default
  * (docs/design.md §21): drawn as value attributes, escaped like every other value.
+ *
+ * The page's own words are `speech`'s; the script gets its language's (`#formwork-words`).
  */
 export function formPage(
   rendered: RenderedForm,
   nonce: string,
   pageMark?: string,
   query = new URLSearchParams(),
+  speech = speechIn("en"),
 ): string {
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
   const values = prefilledValues(rendered.form_definition, settings.prefill_fields ?? [], query);
-  const name = settings.form_name || "Form";
+  const { words } = speech;
+  const name = settings.form_name || words.formName;
   const rules = liveRules(rendered);
   const calculated = new Set(
     (rules.calculations ?? []).map(
@@ -57,7 +62,7 @@ export function formPage(
     const fields = page.fields.map((field) =>
       calculated.has(field.unique_system_name)
         ? calculatedField(field)
-        : renderField(field, values.get(field.unique_system_name)),
+        : renderField(field, values.get(field.unique_system_name), speech),
     );
     return html`<section${page.title && html` aria-labelledby="p-${index}"`}>
 ${heading}
@@ -67,17 +72,19 @@ ${fields}</section>
   return document(
     name,
     nonce,
+    speech,
     html`<h1 id="form-title">${name}</h1>
 ${settings.form_description && html`<p class="description">${settings.form_description}</p>`}
 <form id="formwork-form" data-form-id="${rendered.id}"${botAttributes(rendered, pageMark)} aria-labelledby="form-title" novalidate>
 <div class="alert" id="form-summary" hidden>
 <p id="form-alert" role="alert"></p>
-<ul class="error-links" id="error-links" aria-label="Fields to correct"></ul>
+<ul class="error-links" id="error-links" aria-label="${words.fieldsToCorrect}"></ul>
 </div>
-${pages}${honeypot(rendered)}<button type="submit">Submit</button>
+${pages}${honeypot(rendered)}<button type="submit">${words.submit}</button>
 </form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
-<script type="application/json" id="formwork-rules">${trusted(rulesJson(rules))}</script>
+<script type="application/json" id="formwork-rules">${trusted(scriptJson(rules))}</script>
+<script type="application/json" id="formwork-words">${trusted(scriptJson(sentWords(speech)))}</script>
 <script nonce="${nonce}">${trusted(clientScript)}</script>`,
   );
 }
@@ -112,34 +119,55 @@ function liveRules(rendered: RenderedForm): Partial<Record<LiveFeature, unknown[
   return rules;
 }
 
-/** The live rules as JSON safe inside a `<script>` element. */
-function rulesJson(rules: Partial<Record<LiveFeature, unknown[]>>): string {
-  return JSON.stringify(rules).replace(/</g, "\\u003c");
+/** What the script says, in the page's language (words/page-words.ts `SentWords`). */
+function sentWords({ words }: Speech): SentWords {
+  const answers = {
+    [closedMessages.closed]: words.closed.closed,
+    [closedMessages.sold_out]: words.closed.sold_out,
+  };
+  return { ...words.script, answers };
+}
+
+/** A value as JSON safe inside a `<script>` element. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c");
 }
 
 /**
  * The page of a form that S2 would refuse any post to (docs/design.md §21): its name and S2's
  * own sentence for why, with no form, no rules and no script, so that a visitor learns no
- * more than a post would tell them (not when it closed, nor how many it took).
+ * more than a post would tell them (not when it closed, nor how many it took). In English
+ * the sentence is S2's; in another language, the same said in it (`speech`).
  */
-export function closedPage(rendered: RenderedForm, reason: ClosedReason, nonce: string): string {
+export function closedPage(
+  rendered: RenderedForm,
+  reason: ClosedReason,
+  nonce: string,
+  speech = speechIn("en"),
+): string {
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
-  const name = settings.form_name || "Form";
+  const name = settings.form_name || speech.words.formName;
   return document(
     name,
     nonce,
-    html`<h1>${name}</h1>\n<p class="notice" id="closed-notice">${closedMessages[reason]}.</p>`,
+    speech,
+    html`<h1>${name}</h1>\n<p class="notice" id="closed-notice">${speech.words.closed[reason]}</p>`,
   );
 }
 
 /** A page that says why the form cannot be shown (missing, disabled, sign-in needed). */
-export function messagePage(title: string, message: string, nonce: string): string {
-  return document(title, nonce, html`<h1>${title}</h1>\n<p>${message}</p>`);
+export function messagePage(
+  title: string,
+  message: string,
+  nonce: string,
+  speech = speechIn("en"),
+): string {
+  return document(title, nonce, speech, html`<h1>${title}</h1>\n<p>${message}</p>`);
 }
 
-function document(title: string, nonce: string, main: SafeHtml): string {
+function document(title: string, nonce: string, speech: Speech, main: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${speech.language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

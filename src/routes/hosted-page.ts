@@ -1,6 +1,8 @@
 import { renderFormPage } from "../domain/flows/index.ts";
 import { pageMark, renderedBotProtection } from "../domain/settings/index.ts";
+import { type ChosenLanguage, chooseLanguage } from "../hosted-page/language.ts";
 import { closedPage, formPage, messagePage } from "../hosted-page/page.ts";
+import { speechIn } from "../hosted-page/words/index.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import type { ErrorCode } from "../kernel/errors.ts";
 import type { RouteOperation } from "./operation.ts";
@@ -11,7 +13,10 @@ import { guidParam, urlOf } from "./route-request.ts";
  * the same access rules as F5. A form that cannot be shown answers a short HTML page with the
  * status F5 would give, rather than the JSON envelope. A form that S2 would refuse any post
  * to (past `closes_at_utc` or at `max_total_submissions`) answers a notice in S2's words
- * instead of the form (docs/design.md §21).
+ * instead of the form (docs/design.md §21). The page speaks the form's
+ * `generalsettings.language`, else the best of `Accept-Language` it speaks, else English
+ * (`Content-Language`; `Vary: Accept-Language` when the header chose); a page with no form
+ * to read (missing, disabled, sign-in needed) follows `Accept-Language`.
  */
 export const hostedPageOperation: RouteOperation = {
   method: "get",
@@ -27,37 +32,53 @@ export const hostedPageOperation: RouteOperation = {
     const nonce = newNonce();
     try {
       const formId = guidParam(request, "formId");
-      const { rendered, closed } = await renderFormPage(ctx, request.caller, formId);
-      if (closed) return htmlResponse(200, closedPage(rendered, closed, nonce), nonce);
+      const page = await renderFormPage(ctx, request.caller, formId);
+      const { rendered, closed } = page;
+      const chosen = chooseLanguage(page.language, request);
+      const speech = speechIn(chosen.language);
+      if (closed) {
+        return htmlResponse(200, closedPage(rendered, closed, nonce, speech), nonce, chosen);
+      }
       const { honeypot, min_fill_seconds } = renderedBotProtection(rendered.form_configuration);
       const mark = honeypot || min_fill_seconds > 0 ? pageMark(ctx, rendered.id) : undefined;
-      return htmlResponse(200, formPage(rendered, nonce, mark, urlOf(request).searchParams), nonce);
+      const query = urlOf(request).searchParams;
+      return htmlResponse(200, formPage(rendered, nonce, mark, query, speech), nonce, chosen);
     } catch (error) {
       // Anything else is a fault of ours: the router logs it and answers a bare 500.
       const known = asServiceError(error);
       if (!known) throw error;
-      const [title, message] = explanations[known.code] ?? [
-        "This form cannot be shown",
-        known.message,
-      ];
-      return htmlResponse(known.status, messagePage(title, message, nonce), nonce);
+      const chosen = chooseLanguage(null, request);
+      const speech = speechIn(chosen.language);
+      const explained = explanations[known.code];
+      const { title, message } = explained
+        ? speech.words[explained]
+        : { title: speech.words.cannotShow, message: known.message };
+      const body = messagePage(title, message, nonce, speech);
+      return htmlResponse(known.status, body, nonce, chosen);
     }
   },
 };
 
-const explanations: Partial<Record<ErrorCode, [title: string, message: string]>> = {
-  not_found: ["Form not found", "There is no form at this address, or it is not open to you."],
-  validation_failed: ["Form not found", "This address does not name a form."],
-  form_disabled: ["This form is closed", "This form is disabled and takes no submissions."],
-  unauthorized: ["Sign-in required", "This form is open only to people who are signed in."],
-};
+/** The message page, in the page's words, of each refusal that has one. */
+const explanations: Partial<Record<ErrorCode, "notFound" | "badAddress" | "disabled" | "signIn">> =
+  {
+    not_found: "notFound",
+    validation_failed: "badAddress",
+    form_disabled: "disabled",
+    unauthorized: "signIn",
+  };
 
 /**
  * The page's headers: a CSP that lets only this response's own inline script and style run
  * and lets them reach only this origin, no MIME sniffing, and no caching (the nonce is per
  * response). No `frame-ancestors`: the page is meant to be embedded in other sites' frames.
  */
-function htmlResponse(status: number, body: string, nonce: string): Response {
+function htmlResponse(
+  status: number,
+  body: string,
+  nonce: string,
+  { language, negotiated }: ChosenLanguage,
+): Response {
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
@@ -75,6 +96,8 @@ function htmlResponse(status: number, body: string, nonce: string): Response {
       "x-content-type-options": "nosniff",
       "referrer-policy": "same-origin",
       "cache-control": "no-store",
+      "content-language": language,
+      ...(negotiated ? { vary: "Accept-Language" } : {}),
     },
   });
 }

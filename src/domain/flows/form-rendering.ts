@@ -7,7 +7,11 @@ import type { FormDefinition } from "../forms/form-definition.ts";
 import { formSummary } from "../forms/form-record.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
-import { prefillFieldsOf } from "../settings/sections/general.ts";
+import {
+  type PageLanguage,
+  pageLanguageOf,
+  prefillFieldsOf,
+} from "../settings/sections/general.ts";
 import { type ClosedReason, closedReason } from "../settings/sections/quantity-limit.ts";
 import { renderedSections } from "../settings/sections/registry.ts";
 import { accessFormToSubmit } from "../settings/submit-access.ts";
@@ -33,14 +37,16 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
 /**
  * F5's answer for the hosted page (`rendered`), with why S2 would refuse any post to the
  * form now (`closed`: past `closes_at_utc` or at `max_total_submissions`; `null` while it
- * takes posts), judged as S2 judges it, from the same form and counter (docs/design.md §21).
- * F5 itself leaves `closed` out: its answer stays as it was.
+ * takes posts), judged as S2 judges it, from the same form and counter (docs/design.md §21),
+ * and the page's language its `generalsettings.language` names (`null` when none is set, or
+ * the stored one is not spoken: the page then follows the request's). F5 itself leaves
+ * `closed` and `language` out: its answer stays as it was.
  */
 export async function renderFormPage(
   ctx: Context,
   caller: Caller | null,
   formId: string,
-): Promise<{ rendered: RenderedForm; closed: ClosedReason | null }> {
+): Promise<{ rendered: RenderedForm; closed: ClosedReason | null; language: PageLanguage | null }> {
   const counter = await readFormCounter(ctx, formId);
   const version = versionOf(counter);
   const snapshot = version === null ? null : await formSnapshot(ctx, formId, version);
@@ -74,7 +80,8 @@ export async function renderFormPage(
     form_configuration,
     form_definition: await withDatalistOptions(form.form_definition, rules, datalistValues),
   };
-  return { rendered, closed: closedReason(form, ctx.now(), counts) };
+  const closed = closedReason(form, ctx.now(), counts);
+  return { rendered, closed, language: pageLanguageOf(form.form_configuration.settings.language) };
 }
 
 /** F5's answer: a form's definition, with datalist options filled in, and its settings. */

@@ -15,6 +15,7 @@ import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/web/sha";
 import { fieldErrors } from "./field-errors.ts";
 import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
+import { say, sayCount, words } from "./page-words.ts";
 
 interface Answer {
   message?: string;
@@ -87,7 +88,7 @@ function start(form: HTMLFormElement): void {
     label.textContent = file.name;
     bar.max = 100;
     bar.value = 0;
-    bar.setAttribute("aria-label", `Upload of ${file.name}`);
+    bar.setAttribute("aria-label", say(words.uploadOf, { file: file.name }));
     item.append(label, bar);
     list.append(item);
     let headers: Record<string, string>;
@@ -95,14 +96,14 @@ function start(form: HTMLFormElement): void {
       headers = await botHeaders(false);
     } catch {
       item.dataset.state = "failed";
-      label.textContent = `${file.name}: the upload could not be prepared`;
+      label.textContent = say(words.uploadUnprepared, { file: file.name });
       return null;
     }
     return new Promise((resolve) => {
       const xhr = new XMLHttpRequest();
       const fail = (message: string) => {
         item.dataset.state = "failed";
-        label.textContent = `${file.name}: ${message}`;
+        label.textContent = message;
         resolve(null);
       };
       xhr.open("POST", `${api}/submissionattachment`);
@@ -113,14 +114,19 @@ function start(form: HTMLFormElement): void {
       xhr.onload = () => {
         const body = parse<{ id?: string; message?: string }>(xhr.responseText);
         if (xhr.status !== 200 || !body?.id) {
-          fail(body?.message || `the upload failed (${xhr.status})`);
+          const status = String(xhr.status);
+          fail(
+            body?.message
+              ? `${file.name}: ${body.message}`
+              : say(words.uploadFailed, { file: file.name, status }),
+          );
           return;
         }
         bar.value = 100;
         item.dataset.state = "done";
         resolve(body.id);
       };
-      xhr.onerror = () => fail("the upload did not reach the server");
+      xhr.onerror = () => fail(say(words.uploadUnreached, { file: file.name }));
       const data = new FormData();
       data.append(name, file, file.name);
       xhr.send(data);
@@ -138,8 +144,8 @@ function start(form: HTMLFormElement): void {
     list.textContent = "";
     uploads.set(name, []);
     setError(field, "");
-    if (files.length > maxFiles) return setError(field, `Choose at most ${maxFiles} files.`);
-    if (tooBig[0]) return setError(field, `${tooBig[0].name} is larger than allowed.`);
+    if (files.length > maxFiles) return setError(field, sayCount(words.tooManyChosen, maxFiles));
+    if (tooBig[0]) return setError(field, say(words.fileTooLarge, { file: tooBig[0].name }));
     uploads.set(
       name,
       files.map((file) => upload(name, file, list)),
@@ -150,7 +156,7 @@ function start(form: HTMLFormElement): void {
     if (field.dataset.type !== "file") return currentValue(field);
     const ids = await Promise.all(uploads.get(field.dataset.name ?? "") ?? []);
     if (!ids.includes(null)) return ids.join("|");
-    setError(field, "A file did not upload; choose it again.");
+    setError(field, words.fileNotUploaded);
     return null;
   }
 
@@ -189,7 +195,7 @@ function start(form: HTMLFormElement): void {
       return;
     }
     form.hidden = true;
-    thanks.textContent = answer.thanks_behaviour_message || "Thank you for your submission";
+    thanks.textContent = answer.thanks_behaviour_message || words.thanks;
     thanks.hidden = false;
     thanks.focus();
   }
@@ -203,12 +209,13 @@ function start(form: HTMLFormElement): void {
         others.push(`${issue.path} ${issue.message}`);
         continue;
       }
-      setError(field, `${field.dataset.label} ${issue.message}`);
+      errors.issue(field, issue.message);
       first ??= field;
     }
+    const message = answer?.message;
     const summary = first
-      ? "Please correct the fields marked below."
-      : answer?.message || "The form could not be sent.";
+      ? words.fixFields
+      : (message && (words.answers[message] ?? message)) || words.notSent;
     errors.alert([summary, ...others].join(" "), others.length === 0 && first !== null);
     errors.failed();
     if (first) controls(first)[0]?.focus();
@@ -228,7 +235,7 @@ function start(form: HTMLFormElement): void {
       else if (value !== "") values[field.dataset.name ?? ""] = value;
     }
     if (failed) {
-      errors.alert("Please correct the fields marked below.", true);
+      errors.alert(words.fixFields, true);
       return errors.failed();
     }
     const formFields = Object.entries(values).map(([name, value]) => ({
@@ -243,7 +250,7 @@ function start(form: HTMLFormElement): void {
         body: JSON.stringify({ form_fields: formFields }),
       });
     } catch {
-      return showAlert("The form could not be sent. Check your connection and try again.");
+      return showAlert(words.offline);
     }
     const answer = parse<Answer>(await response.text());
     if (response.ok && answer) thank(answer, values);

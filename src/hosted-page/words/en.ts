@@ -1,0 +1,73 @@
+import type { PageWords } from "./page-words.ts";
+
+/** The page's words in English: the fallback, and S2's own sentences where the page repeats them. */
+export const en: PageWords = {
+  submit: "Submit",
+  choose: "Choose…",
+  formName: "Form",
+  fieldsToCorrect: "Fields to correct",
+  anyFiles: "Any number of files",
+  upToFiles: { one: "Up to {count} file", other: "Up to {count} files" },
+  eachAtMost: "{size} each at most",
+  bytes: { one: "{count} byte", other: "{count} bytes" },
+  kilobytes: "{size} kB",
+  megabytes: "{size} MB",
+  closed: {
+    closed: "This form is closed to new submissions.",
+    sold_out: "This form has received all the submissions it takes.",
+  },
+  notFound: {
+    title: "Form not found",
+    message: "There is no form at this address, or it is not open to you.",
+  },
+  badAddress: { title: "Form not found", message: "This address does not name a form." },
+  disabled: {
+    title: "This form is closed",
+    message: "This form is disabled and takes no submissions.",
+  },
+  signIn: {
+    title: "Sign-in required",
+    message: "This form is open only to people who are signed in.",
+  },
+  cannotShow: "This form cannot be shown",
+  script: {
+    required: "(required)",
+    soldOut: "{option} (sold out)",
+    fixFields: "Please correct the fields marked below.",
+    notSent: "The form could not be sent.",
+    offline: "The form could not be sent. Check your connection and try again.",
+    thanks: "Thank you for your submission",
+    uploadOf: "Upload of {file}",
+    uploadUnprepared: "{file}: the upload could not be prepared",
+    uploadFailed: "{file}: the upload failed ({status})",
+    uploadUnreached: "{file}: the upload did not reach the server",
+    tooManyChosen: { one: "Choose at most {count} file.", other: "Choose at most {count} files." },
+    fileTooLarge: "{file} is larger than allowed.",
+    fileNotUploaded: "A file did not upload; choose it again.",
+    back: "Back",
+    next: "Next",
+    stepOf: "Step {step} of {count}",
+    steps: "Steps",
+    problems: {
+      required: "{label} is required",
+      too_long: {
+        one: "{label} must be at most {count} character",
+        other: "{label} must be at most {count} characters",
+      },
+      not_email: "{label} must be an e-mail address",
+      not_number: "{label} must be a number",
+      too_small: "{label} must be at least {min}",
+      too_large: "{label} must be at most {max}",
+      not_date: "{label} must be a date written YYYY-MM-DD",
+      not_attachments: "{label} must be attachment ids joined by |",
+      repeated_attachment: "{label} names an attachment more than once",
+      too_many_files: {
+        one: "{label} must hold at most {count} file",
+        other: "{label} must hold at most {count} files",
+      },
+      not_an_option: "{label} is not one of the options",
+      repeated_option: "{label} names an option more than once",
+      sold_out: "{label}: {option} is sold out",
+    },
+  },
+};

@@ -2,6 +2,7 @@ import type { renderForm } from "../domain/flows/index.ts";
 import {
   type ClosedReason,
   closedMessages,
+  defaultThanksMessage,
   type LiveFeature,
   renderedBotProtection,
   settingsSections,
@@ -84,7 +85,7 @@ ${pages}${honeypot(rendered)}<button type="submit">${words.submit}</button>
 </form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
 <script type="application/json" id="formwork-rules">${trusted(scriptJson(rules))}</script>
-<script type="application/json" id="formwork-words">${trusted(scriptJson(sentWords(speech)))}</script>
+<script type="application/json" id="formwork-words">${trusted(scriptJson(sentWords(rendered, speech)))}</script>
 <script nonce="${nonce}">${trusted(clientScript)}</script>`,
   );
 }
@@ -119,12 +120,20 @@ function liveRules(rendered: RenderedForm): Partial<Record<LiveFeature, unknown[
   return rules;
 }
 
-/** What the script says, in the page's language (words/page-words.ts `SentWords`). */
-function sentWords({ words }: Speech): SentWords {
-  const answers = {
+/**
+ * What the script says, in the page's language (words/page-words.ts `SentWords`): S2's
+ * default thanks sentence is said in it only when the owner wrote no message of their own,
+ * which is never translated.
+ */
+function sentWords(rendered: RenderedForm, { words }: Speech): SentWords {
+  const answers: Record<string, string> = {
     [closedMessages.closed]: words.closed.closed,
     [closedMessages.sold_out]: words.closed.sold_out,
   };
+  const thanks = rendered.form_configuration.thankspagesettings as
+    | { thanks_behaviour_message?: unknown }
+    | undefined;
+  if (!thanks?.thanks_behaviour_message) answers[defaultThanksMessage] = words.script.thanks;
   return { ...words.script, answers };
 }
 

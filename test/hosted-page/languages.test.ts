@@ -87,7 +87,16 @@ describe("hosted form page (extension): in the respondent's language", () => {
         words.answers["This form is closed to new submissions"],
         "Dieses Formular nimmt keine neuen Einsendungen mehr an.",
       );
-      assert.ok(!german.text.includes("Envoyer") && !german.text.includes("Thank you"));
+      assert.ok(!german.text.includes("Envoyer") && !german.text.includes("Submit"));
+      // S2's default thanks is said in German; an owner's own message never is.
+      assert.equal(
+        words.answers["Thank you for your submission"],
+        "Vielen Dank für Ihre Einsendung.",
+      );
+      const thanks = { thanks_behaviour_message: "Thank you for your submission" };
+      assert.equal((await env.settings("thankspagesettings", thanks)).status, 200);
+      const own = sentWords((await env.page()).text);
+      assert.equal(own.answers["Thank you for your submission"], undefined);
 
       // S2 and F5 answer exactly as before: in English, without the setting.
       const refused = await request(env.service, "POST", `/api/form/${env.formId}/submission`, {

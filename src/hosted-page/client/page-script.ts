@@ -195,7 +195,8 @@ function start(form: HTMLFormElement): void {
       return;
     }
     form.hidden = true;
-    thanks.textContent = answer.thanks_behaviour_message || words.thanks;
+    const message = answer.thanks_behaviour_message;
+    thanks.textContent = (message && (words.answers[message] ?? message)) || words.thanks;
     thanks.hidden = false;
     thanks.focus();
   }

@@ -96,8 +96,8 @@ export interface PageWords {
 
 /**
  * What the page sends its script as JSON (`#formwork-words`): its language's script words,
- * and `answers`, S2's sentences about the whole form (closed, full) said in that language,
- * keyed by S2's own sentence.
+ * and `answers`, S2's own sentences the page says in that language (closed, full, and the
+ * default thanks when the owner wrote none), keyed by S2's sentence.
  */
 export interface SentWords extends ScriptWords {
   answers: Record<string, string>;

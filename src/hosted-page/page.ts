@@ -4,6 +4,7 @@ import {
   closedMessages,
   defaultThanksMessage,
   type LiveFeature,
+  ownsThanksMessage,
   renderedBotProtection,
   settingsSections,
 } from "../domain/settings/index.ts";
@@ -130,10 +131,9 @@ function sentWords(rendered: RenderedForm, { words }: Speech): SentWords {
     [closedMessages.closed]: words.closed.closed,
     [closedMessages.sold_out]: words.closed.sold_out,
   };
-  const thanks = rendered.form_configuration.thankspagesettings as
-    | { thanks_behaviour_message?: unknown }
-    | undefined;
-  if (!thanks?.thanks_behaviour_message) answers[defaultThanksMessage] = words.script.thanks;
+  if (!ownsThanksMessage(rendered.form_configuration)) {
+    answers[defaultThanksMessage] = words.script.thanks;
+  }
   return { ...words.script, answers };
 }
 

@@ -22,6 +22,6 @@ export { type ClosedReason, closedMessages } from "./sections/quantity-limit.ts"
 export { renderedSections, sectionNamed, settingsSections } from "./sections/registry.ts";
 export type { LiveFeature, SettingsSection } from "./sections/section.ts";
 export { renderedBotProtection } from "./sections/security.ts";
-export { defaultThanksMessage } from "./sections/thanks-page.ts";
+export { defaultThanksMessage, ownsThanksMessage } from "./sections/thanks-page.ts";
 export { accessFormToSubmit } from "./submit-access.ts";
 export { sweepUsedSolutions } from "./used-solutions.ts";

@@ -30,13 +30,18 @@ export function pageLanguageOf(tag: unknown): PageLanguage | null {
   return pageLanguages.find((language) => language === primary) ?? null;
 }
 
-const language = v.nullable(
-  v.pipe(
-    v.string(),
-    v.check(
-      (tag) => pageLanguageOf(tag) !== null,
-      `must be one of ${pageLanguages.join(", ")}, or one of them with a region such as de-CH`,
+const language = v.pipe(
+  v.nullable(
+    v.pipe(
+      v.string(),
+      v.check(
+        (tag) => pageLanguageOf(tag) !== null,
+        `must be one of ${pageLanguages.join(", ")}, or one of them with a region such as de-CH`,
+      ),
     ),
+  ),
+  v.description(
+    `The hosted page's language: ${pageLanguages.join(", ")}, in any case, or one of them with a region (de-CH), stored as written. null removes it: the page then follows Accept-Language.`,
   ),
 );
 

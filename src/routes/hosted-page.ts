@@ -12,7 +12,7 @@ import { guidParam, urlOf } from "./route-request.ts";
  * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under
  * the same access rules as F5. A form that cannot be shown answers a short HTML page with the
  * status F5 would give, rather than the JSON envelope. A form that S2 would refuse any post
- * to (past `closes_at_utc` or at `max_total_submissions`) answers a notice in S2's words
+ * to (past `closes_at_utc` or at `max_total_submissions`) answers a notice of S2's sentence
  * instead of the form (docs/design.md §21). The page speaks the form's
  * `generalsettings.language`, else the best of `Accept-Language` it speaks, else English
  * (`Content-Language`; `Vary: Accept-Language` when the header chose); a page with no form

@@ -2,8 +2,8 @@
  * `generalsettings` (docs/design.md §11): the form's name, description, analytics id,
  * whether it is disabled, which fields the hosted page may fill in from its address
  * (`prefill_fields`, §21) and which language the page speaks (`language`, §21). Unlike the
- * other sections, F2 merges it into the form's
- * `settings`, field by field, rather than storing it whole.
+ * other sections, F2 merges it into the form's `settings`, field by field, rather than
+ * storing it whole.
  */
 import * as v from "valibot";
 import { type FormDefinition, fieldsOf, isPrefillable } from "../../forms/form-definition.ts";

@@ -1128,6 +1128,8 @@ export interface components {
             analytics_tracking_id?: string;
             is_disabled?: boolean;
             prefill_fields?: string[];
+            /** @description The hosted page's language: en, de, fr, es, in any case, or one of them with a region (de-CH), stored as written. null removes it: the page then follows Accept-Language. */
+            language?: string | null;
         } | {
             /**
              * @default inline_message

@@ -1,5 +1,6 @@
 import type { FormField } from "../domain/forms/index.ts";
 import { type HtmlValue, html, type SafeHtml } from "./html.ts";
+import { counted, fill, type Speech, speechIn } from "./words/index.ts";
 
 /**
  * One field of a form definition as accessible HTML: a `<label for>` on every control (a
@@ -7,16 +8,17 @@ import { type HtmlValue, html, type SafeHtml } from "./html.ts";
  * `aria-required` and a visible mark, and an error slot that the page script fills with the
  * submission's validation issue for this field (named by its system name). `value`, when
  * given, is what the control starts with (a prefilled value or a hidden field's default);
- * a hidden field is an `<input type="hidden">` with no label.
+ * a hidden field is an `<input type="hidden">` with no label. The page's own words (a
+ * select's first option, a file field's hint, the spoken "(required)") are `speech`'s.
  */
-export function renderField(field: FormField, value?: string): SafeHtml {
+export function renderField(field: FormField, value?: string, speech = speechIn("en")): SafeHtml {
   const name = field.unique_system_name;
   const control =
     field.type === "radio" || field.type === "checkbox"
-      ? choices(field, value)
+      ? choices(field, value, speech)
       : field.type === "hidden"
         ? html`<input type="hidden" id="f-${name}" name="${name}"${valueAttribute(value)}>`
-        : single(field, value);
+        : single(field, value, speech);
   return html`<div class="field" data-name="${name}" data-type="${field.type}" data-label="${labelText(field)}">
 ${control}
 <p class="error" id="e-${name}" hidden></p>
@@ -44,17 +46,17 @@ function common(field: FormField, describedBy: string[] = []): SafeHtml {
 /** A field the page draws: every type but `hidden`. */
 type ShownField = Exclude<FormField, { type: "hidden" }>;
 
-function single(field: ShownField, value: string | undefined): SafeHtml {
+function single(field: ShownField, value: string | undefined, speech: Speech): SafeHtml {
   const label = html`<label for="f-${field.unique_system_name}">${labelText(field)}${requiredMark(field)}</label>`;
   return html`${label}
-${input(field, value)}`;
+${input(field, value, speech)}`;
 }
 
 function valueAttribute(value: string | undefined): HtmlValue {
   return value !== undefined && html` value="${value}"`;
 }
 
-function input(field: ShownField, value: string | undefined): SafeHtml {
+function input(field: ShownField, value: string | undefined, speech: Speech): SafeHtml {
   const start = valueAttribute(value);
   switch (field.type) {
     case "text":
@@ -69,10 +71,10 @@ function input(field: ShownField, value: string | undefined): SafeHtml {
     case "date":
       return html`<input type="date" ${common(field)}${start}>`;
     case "file":
-      return fileInput(field);
+      return fileInput(field, speech);
     default:
       return html`<select ${common(field)}>
-<option value="">Choose…</option>
+<option value="">${speech.words.choose}</option>
 ${(field.options ?? []).map((option) => html`<option value="${option}"${option === value && html` selected`}>${option}</option>\n`)}</select>`;
   }
 }
@@ -88,10 +90,10 @@ function bound(attribute: "min" | "max", value: number | undefined): HtmlValue {
 type FileField = Extract<FormField, { type: "file" }>;
 
 /** A file input; the page script uploads each chosen file through S3 with a progress bar. */
-function fileInput(field: FileField): SafeHtml {
+function fileInput(field: FileField, speech: Speech): SafeHtml {
   const name = field.unique_system_name;
   const maxFiles = field.max_files;
-  return html`<p class="hint" id="h-${name}">${fileHint(field)}</p>
+  return html`<p class="hint" id="h-${name}">${fileHint(field, speech)}</p>
 <input type="file" ${common(field, [`h-${name}`])}${(maxFiles ?? 2) > 1 && html` multiple`}${
     field.accept && html` accept="${field.accept.join(",")}"`
   }${maxFiles !== undefined && html` data-max-files="${maxFiles}"`}${
@@ -100,32 +102,34 @@ function fileInput(field: FileField): SafeHtml {
 <ul class="uploads" id="u-${name}" aria-live="polite"></ul>`;
 }
 
-function fileHint(field: FileField): string {
+function fileHint(field: FileField, { language, words }: Speech): string {
   const count =
     field.max_files === undefined
-      ? "Any number of files"
-      : `Up to ${plural(field.max_files, "file")}`;
+      ? words.anyFiles
+      : counted(words.upToFiles, field.max_files, language);
   const size =
-    field.max_file_size === undefined ? "" : `, ${byteSize(field.max_file_size)} each at most`;
+    field.max_file_size === undefined
+      ? ""
+      : `, ${fill(words.eachAtMost, { size: byteSize(field.max_file_size, { language, words }) })}`;
   const kinds = field.accept ? ` (${field.accept.join(", ")})` : "";
   return `${count}${size}${kinds}.`;
 }
 
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
 /** A size for people: bytes, kB or MB (powers of 1000, as the quotas count them). */
-function byteSize(bytes: number): string {
-  if (bytes < 1000) return plural(bytes, "byte");
-  if (bytes < 1_000_000) return `${Math.floor(bytes / 100) / 10} kB`;
-  return `${Math.floor(bytes / 100_000) / 10} MB`;
+function byteSize(bytes: number, { language, words }: Speech): string {
+  if (bytes < 1000) return counted(words.bytes, bytes, language);
+  const tenths = (n: number) =>
+    new Intl.NumberFormat(language, { useGrouping: false, maximumFractionDigits: 1 }).format(
+      Math.floor(n) / 10,
+    );
+  if (bytes < 1_000_000) return fill(words.kilobytes, { size: tenths(bytes / 100) });
+  return fill(words.megabytes, { size: tenths(bytes / 100_000) });
 }
 
 type ChoiceField = Extract<FormField, { type: "select" | "radio" | "checkbox" }>;
 
 /** Radio buttons or checkboxes, one `<label for>` each, grouped under a legend. */
-function choices(field: ChoiceField, value: string | undefined): SafeHtml {
+function choices(field: ChoiceField, value: string | undefined, speech: Speech): SafeHtml {
   const name = field.unique_system_name;
   const type = field.type === "radio" ? "radio" : "checkbox";
   const options = field.options ?? [];
@@ -135,7 +139,9 @@ function choices(field: ChoiceField, value: string | undefined): SafeHtml {
   const group =
     type === "radio" && html` role="radiogroup"${field.required && html` aria-required="true"`}`;
   const spoken =
-    type === "checkbox" && field.required && html`<span class="sr-only"> (required)</span>`;
+    type === "checkbox" &&
+    field.required &&
+    html`<span class="sr-only"> ${speech.words.script.required}</span>`;
   const items = options.map(
     (option, index) => html`<div class="choice">
 <input type="${type}" id="f-${name}-${index}" name="${name}" value="${option}" aria-describedby="e-${name}"${

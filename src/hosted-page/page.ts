@@ -2,7 +2,9 @@ import type { renderForm } from "../domain/flows/index.ts";
 import {
   type ClosedReason,
   closedMessages,
+  defaultThanksMessage,
   type LiveFeature,
+  ownsThanksMessage,
   renderedBotProtection,
   settingsSections,
 } from "../domain/settings/index.ts";
@@ -12,6 +14,7 @@ import { clientScript } from "./client-bundle.ts";
 import { renderField } from "./fields.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
 import { pageStyles } from "./styles.ts";
+import { fill, type SentWords, type Speech, speechIn } from "./words/index.ts";
 
 /** What F5 answers: the definition with datalist options filled in, and its settings. */
 export type RenderedForm = Awaited<ReturnType<typeof renderForm>>;
@@ -44,18 +47,21 @@ interface PageSettings {
  * (docs/design.md §21): drawn as value attributes, escaped like every other value.
  *
  * `embedOrigins`, the sites that may frame the page (none given: any), go to the script as
- * `data-embed-origins`, the origins its messages to the framing page may go to.
+ * `data-embed-origins`, the origins its messages to the framing page may go to. The page's
+ * own words are `speech`'s; the script gets its language's (`#formwork-words`).
  */
 export function formPage(
   rendered: RenderedForm,
   nonce: string,
   pageMark?: string,
   query = new URLSearchParams(),
+  speech = speechIn("en"),
   embedOrigins?: readonly string[],
 ): string {
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
   const values = prefilledValues(rendered.form_definition, settings.prefill_fields ?? [], query);
-  const name = settings.form_name || "Form";
+  const { words } = speech;
+  const name = settings.form_name || words.formName;
   const rules = liveRules(rendered);
   const calculated = new Set(
     (rules.calculations ?? []).map(
@@ -70,7 +76,7 @@ export function formPage(
     const fields = page.fields.map((field) =>
       calculated.has(field.unique_system_name)
         ? calculatedField(field)
-        : renderField(field, values.get(field.unique_system_name)),
+        : renderField(field, values.get(field.unique_system_name), speech),
     );
     const step =
       stepped && html` class="step" data-step="${index + 1}"${index > 0 && html` hidden`}`;
@@ -79,21 +85,25 @@ ${heading}
 ${fields}</section>
 `;
   });
-  const buttons = stepped ? stepButtons() : html`<button type="submit">Submit</button>\n`;
+  const buttons = stepped
+    ? stepButtons(speech)
+    : html`<button type="submit">${words.submit}</button>\n`;
   return document(
     name,
     nonce,
+    speech,
     html`<h1 id="form-title">${name}</h1>
 ${settings.form_description && html`<p class="description">${settings.form_description}</p>`}
 <form id="formwork-form" data-form-id="${rendered.id}"${botAttributes(rendered, pageMark)}${embedOrigins && html` data-embed-origins="${embedOrigins.join(" ")}"`} aria-labelledby="form-title" novalidate>
 <div class="alert" id="form-summary" hidden>
 <p id="form-alert" role="alert"></p>
-<ul class="error-links" id="error-links" aria-label="Fields to correct"></ul>
+<ul class="error-links" id="error-links" aria-label="${words.fieldsToCorrect}"></ul>
 </div>
 <p class="sr-only" id="form-news" aria-live="polite"></p>
-${stepped && stepIndicator(definitionPages)}${pages}${honeypot(rendered)}${buttons}</form>
+${stepped && stepIndicator(definitionPages, speech)}${pages}${honeypot(rendered)}${buttons}</form>
 <div class="thanks" id="thanks" role="status" tabindex="-1" hidden></div>
-<script type="application/json" id="formwork-rules">${trusted(rulesJson(rules))}</script>
+<script type="application/json" id="formwork-rules">${trusted(scriptJson(rules))}</script>
+<script type="application/json" id="formwork-words">${trusted(scriptJson(sentWords(rendered, speech)))}</script>
 <script nonce="${nonce}">${trusted(clientScript)}</script>`,
   );
 }
@@ -103,25 +113,27 @@ ${stepped && stepIndicator(definitionPages)}${pages}${honeypot(rendered)}${butto
  * pages by title, the one shown marked `aria-current="step"` by the script, and "Step n of m"
  * in a polite live region. The script hides the pages conditions hide, here and in the count.
  */
-function stepIndicator(pages: RenderedForm["form_definition"]["pages"]): SafeHtml {
+function stepIndicator(pages: RenderedForm["form_definition"]["pages"], speech: Speech): SafeHtml {
+  const { words } = speech;
   const items = pages.map(
     (page, index) =>
-      html`<li data-step="${index + 1}"${index === 0 && html` aria-current="step"`}>${page.title || `Step ${index + 1}`}</li>\n`,
+      html`<li data-step="${index + 1}"${index === 0 && html` aria-current="step"`}>${page.title || fill(words.stepName, { step: index + 1 })}</li>\n`,
   );
-  return html`<nav class="steps" aria-label="Form steps">
+  const count = fill(words.stepOf, { step: 1, count: pages.length });
+  return html`<nav class="steps" aria-label="${words.steps}">
 <ol>
 ${items}</ol>
-<p class="step-count" id="step-count" data-template="Step {step} of {count}" aria-live="polite">Step 1 of ${pages.length}</p>
+<p class="step-count" id="step-count" data-template="${words.stepOf}" aria-live="polite">${count}</p>
 </nav>
 `;
 }
 
 /** Back, Next and Submit of a stepped form: the script shows the ones that apply. */
-function stepButtons(): SafeHtml {
+function stepButtons({ words }: Speech): SafeHtml {
   return html`<div class="step-buttons">
-<button type="button" class="secondary" id="step-back" hidden>Back</button>
-<button type="button" id="step-next">Next</button>
-<button type="submit" hidden>Submit</button>
+<button type="button" class="secondary" id="step-back" hidden>${words.back}</button>
+<button type="button" id="step-next">${words.next}</button>
+<button type="submit" hidden>${words.submit}</button>
 </div>
 `;
 }
@@ -156,34 +168,62 @@ function liveRules(rendered: RenderedForm): Partial<Record<LiveFeature, unknown[
   return rules;
 }
 
-/** The live rules as JSON safe inside a `<script>` element. */
-function rulesJson(rules: Partial<Record<LiveFeature, unknown[]>>): string {
-  return JSON.stringify(rules).replace(/</g, "\\u003c");
+/**
+ * What the script says, in the page's language (words/page-words.ts `SentWords`): S2's
+ * default thanks sentence is said in it only when the owner wrote no message of their own,
+ * which is never translated.
+ */
+function sentWords(rendered: RenderedForm, { words }: Speech): SentWords {
+  const answers: Record<string, string> = {
+    [closedMessages.closed]: words.closed.closed,
+    [closedMessages.sold_out]: words.closed.sold_out,
+  };
+  if (!ownsThanksMessage(rendered.form_configuration)) {
+    answers[defaultThanksMessage] = words.script.thanks;
+  }
+  return { ...words.script, answers };
+}
+
+/** A value as JSON safe inside a `<script>` element. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c");
 }
 
 /**
  * The page of a form that S2 would refuse any post to (docs/design.md §21): its name and S2's
  * own sentence for why, with no form, no rules and no script, so that a visitor learns no
- * more than a post would tell them (not when it closed, nor how many it took).
+ * more than a post would tell them (not when it closed, nor how many it took). In English
+ * the sentence is S2's; in another language, the same said in it (`speech`).
  */
-export function closedPage(rendered: RenderedForm, reason: ClosedReason, nonce: string): string {
+export function closedPage(
+  rendered: RenderedForm,
+  reason: ClosedReason,
+  nonce: string,
+  speech = speechIn("en"),
+): string {
   const settings = (rendered.form_configuration.settings ?? {}) as PageSettings;
-  const name = settings.form_name || "Form";
+  const name = settings.form_name || speech.words.formName;
   return document(
     name,
     nonce,
-    html`<h1>${name}</h1>\n<p class="notice" id="closed-notice">${closedMessages[reason]}.</p>`,
+    speech,
+    html`<h1>${name}</h1>\n<p class="notice" id="closed-notice">${speech.words.closed[reason]}</p>`,
   );
 }
 
 /** A page that says why the form cannot be shown (missing, disabled, sign-in needed). */
-export function messagePage(title: string, message: string, nonce: string): string {
-  return document(title, nonce, html`<h1>${title}</h1>\n<p>${message}</p>`);
+export function messagePage(
+  title: string,
+  message: string,
+  nonce: string,
+  speech = speechIn("en"),
+): string {
+  return document(title, nonce, speech, html`<h1>${title}</h1>\n<p>${message}</p>`);
 }
 
-function document(title: string, nonce: string, main: SafeHtml): string {
+function document(title: string, nonce: string, speech: Speech, main: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${speech.language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,6 +1,8 @@
-import { refusedPageEmbedOrigins, renderFormPage } from "../domain/flows/index.ts";
+import { refusedPageSettings, renderFormPage } from "../domain/flows/index.ts";
 import { pageMark, renderedBotProtection } from "../domain/settings/index.ts";
+import { type ChosenLanguage, chooseLanguage } from "../hosted-page/language.ts";
 import { closedPage, formPage, messagePage } from "../hosted-page/page.ts";
+import { speechIn } from "../hosted-page/words/index.ts";
 import { asServiceError } from "../http/port-failures.ts";
 import type { ErrorCode } from "../kernel/errors.ts";
 import type { RouteOperation } from "./operation.ts";
@@ -10,9 +12,12 @@ import { guidParam, urlOf } from "./route-request.ts";
  * The hosted form page (extension): `GET /f/{formId}` answers the form as an HTML page under
  * the same access rules as F5. A form that cannot be shown answers a short HTML page with the
  * status F5 would give, rather than the JSON envelope. A form that S2 would refuse any post
- * to (past `closes_at_utc` or at `max_total_submissions`) answers a notice in S2's words
- * instead of the form (docs/design.md §21). Every page of a form that exists keeps the
- * form's framing rule (`securitysettings.embed_origins`, see {@link htmlResponse}).
+ * to (past `closes_at_utc` or at `max_total_submissions`) answers a notice of S2's sentence
+ * instead of the form (docs/design.md §21). The page speaks the form's
+ * `generalsettings.language`, else the best of `Accept-Language` it speaks, else English
+ * (`Content-Language`; `Vary: Accept-Language` when the header chose); a page with no form
+ * to read (missing, bad address) follows `Accept-Language`. Every page of a form that exists
+ * keeps the form's framing rule (`securitysettings.embed_origins`, see {@link htmlResponse}).
  */
 export const hostedPageOperation: RouteOperation = {
   method: "get",
@@ -29,29 +34,38 @@ export const hostedPageOperation: RouteOperation = {
     let formId: string | undefined;
     try {
       formId = guidParam(request, "formId");
-      const { rendered, closed, embedOrigins } = await renderFormPage(ctx, request.caller, formId);
-      const page = (body: string) => htmlResponse(200, body, nonce, embedOrigins);
-      if (closed) return page(closedPage(rendered, closed, nonce));
+      const found = await renderFormPage(ctx, request.caller, formId);
+      const { rendered, closed, embedOrigins } = found;
+      const chosen = chooseLanguage(found.language, request);
+      const speech = speechIn(chosen.language);
+      const page = (body: string) => htmlResponse(200, body, nonce, chosen, embedOrigins);
+      if (closed) return page(closedPage(rendered, closed, nonce, speech));
       const { honeypot, min_fill_seconds } = renderedBotProtection(rendered.form_configuration);
       const mark = honeypot || min_fill_seconds > 0 ? pageMark(ctx, rendered.id) : undefined;
       const query = urlOf(request).searchParams;
-      return page(formPage(rendered, nonce, mark, query, embedOrigins));
+      return page(formPage(rendered, nonce, mark, query, speech, embedOrigins));
     } catch (error) {
       // Anything else is a fault of ours: the router logs it and answers a bare 500.
       const known = asServiceError(error);
       if (!known) throw error;
-      const [title, message] = explanations[known.code] ?? [
-        "This form cannot be shown",
-        known.message,
-      ];
-      // A form that exists but is refused keeps its framing rule; a missing or hidden one
-      // (404) has none, so that it answers exactly as a missing one. Should the rule not be
-      // read, no site may frame this page: the refusal is still answered as HTML.
-      const embedOrigins =
+      // A form that exists but is refused keeps its language and framing rule; a missing or
+      // hidden one (404) has neither, so that it answers exactly as a missing one. Should
+      // they not be read, no site may frame this page: the refusal is still answered as HTML.
+      const settings =
         formId && framedRefusals.has(known.code)
-          ? await refusedPageEmbedOrigins(ctx, formId).catch(() => [])
+          ? await refusedPageSettings(ctx, formId).catch(() => ({
+              language: null,
+              embedOrigins: [],
+            }))
           : undefined;
-      return htmlResponse(known.status, messagePage(title, message, nonce), nonce, embedOrigins);
+      const chosen = chooseLanguage(settings?.language ?? null, request);
+      const speech = speechIn(chosen.language);
+      const explained = explanations[known.code];
+      const { title, message } = explained
+        ? speech.words[explained]
+        : { title: speech.words.cannotShow, message: known.message };
+      const body = messagePage(title, message, nonce, speech);
+      return htmlResponse(known.status, body, nonce, chosen, settings?.embedOrigins);
     }
   },
 };
@@ -59,12 +73,14 @@ export const hostedPageOperation: RouteOperation = {
 /** The refusals of a form that exists and that the caller may know of. */
 const framedRefusals = new Set<ErrorCode>(["form_disabled", "unauthorized"]);
 
-const explanations: Partial<Record<ErrorCode, [title: string, message: string]>> = {
-  not_found: ["Form not found", "There is no form at this address, or it is not open to you."],
-  validation_failed: ["Form not found", "This address does not name a form."],
-  form_disabled: ["This form is closed", "This form is disabled and takes no submissions."],
-  unauthorized: ["Sign-in required", "This form is open only to people who are signed in."],
-};
+/** The message page, in the page's words, of each refusal that has one. */
+const explanations: Partial<Record<ErrorCode, "notFound" | "badAddress" | "disabled" | "signIn">> =
+  {
+    not_found: "notFound",
+    validation_failed: "badAddress",
+    form_disabled: "disabled",
+    unauthorized: "signIn",
+  };
 
 /**
  * The page's headers: a CSP that lets only this response's own inline script and style run
@@ -76,6 +92,7 @@ function htmlResponse(
   status: number,
   body: string,
   nonce: string,
+  { language, negotiated }: ChosenLanguage,
   embedOrigins?: readonly string[],
 ): Response {
   const frameAncestors = embedOrigins && (embedOrigins.join(" ") || "'none'");
@@ -97,6 +114,8 @@ function htmlResponse(
       "x-content-type-options": "nosniff",
       "referrer-policy": "same-origin",
       "cache-control": "no-store",
+      "content-language": language,
+      ...(negotiated ? { vary: "Accept-Language" } : {}),
     },
   });
 }

@@ -31,7 +31,7 @@ describe("hosted form page (extension): the HTML", () => {
     );
     assert.match(
       text,
-      /<nav class="steps" aria-label="Form steps">\n<ol>\n<li data-step="1" aria-current="step">About you<\/li>\n<li data-step="2">Preferences and files<\/li>/,
+      /<nav class="steps" aria-label="Steps">\n<ol>\n<li data-step="1" aria-current="step">About you<\/li>\n<li data-step="2">Preferences and files<\/li>/,
     );
     assert.match(
       text,
@@ -124,9 +124,10 @@ describe("hosted form page (extension): the HTML", () => {
     assert.ok(!text.includes("<img"));
     assert.ok(!text.includes("alert(2)</script>"));
     assert.ok(!text.includes(`"><script`));
-    // The page script, and the rules as a JSON data block (never run).
-    assert.equal(text.match(/<script/g)?.length, 2);
+    // The page script, and the rules and the page's words as JSON data blocks (never run).
+    assert.equal(text.match(/<script/g)?.length, 3);
     assert.equal(text.match(/<script type="application\/json" id="formwork-rules">/g)?.length, 1);
+    assert.equal(text.match(/<script type="application\/json" id="formwork-words">/g)?.length, 1);
     assert.ok(text.includes("&lt;img src=x onerror=alert(1)&gt;&lt;/title&gt;</title>"));
     assert.ok(text.includes('<option value="&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;">'));
     assert.ok(text.includes('<option value="&#39;single&#39;">&#39;single&#39;</option>'));

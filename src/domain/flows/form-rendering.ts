@@ -4,10 +4,14 @@ import { listEntryValues } from "../datalists/datalist-entries.ts";
 import { ownsDatalist } from "../datalists/datalists.ts";
 import { formNotFound, readForm } from "../forms/form-access.ts";
 import type { FormDefinition } from "../forms/form-definition.ts";
-import { formSummary } from "../forms/form-record.ts";
+import { type FormRecord, formSummary } from "../forms/form-record.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { compileRules, type FormRules } from "../settings/form-rules.ts";
-import { prefillFieldsOf } from "../settings/sections/general.ts";
+import {
+  type PageLanguage,
+  pageLanguageOf,
+  prefillFieldsOf,
+} from "../settings/sections/general.ts";
 import { type ClosedReason, closedReason } from "../settings/sections/quantity-limit.ts";
 import { renderedSections } from "../settings/sections/registry.ts";
 import { embedOriginsOf } from "../settings/sections/security.ts";
@@ -34,10 +38,11 @@ export async function renderForm(ctx: Context, caller: Caller | null, formId: st
 /**
  * F5's answer for the hosted page (`rendered`), with why S2 would refuse any post to the
  * form now (`closed`: past `closes_at_utc` or at `max_total_submissions`; `null` while it
- * takes posts), judged as S2 judges it, from the same form and counter (docs/design.md §21).
- * F5 itself leaves `closed` out: its answer stays as it was. `embedOrigins`: the sites that
- * may frame the page (`securitysettings.embed_origins`; `undefined`: any), which F5 never
- * shows.
+ * takes posts), judged as S2 judges it, from the same form and counter (docs/design.md §21),
+ * the page's language its `generalsettings.language` names (`null` when none is set, or the
+ * stored one is not spoken: the page then follows the request's), and `embedOrigins`, the
+ * sites that may frame the page (`securitysettings.embed_origins`; `undefined`: any). F5
+ * itself leaves these out: its answer stays as it was.
  */
 export async function renderFormPage(
   ctx: Context,
@@ -46,6 +51,7 @@ export async function renderFormPage(
 ): Promise<{
   rendered: RenderedForm;
   closed: ClosedReason | null;
+  language: PageLanguage | null;
   embedOrigins: string[] | undefined;
 }> {
   const counter = await readFormCounter(ctx, formId);
@@ -82,20 +88,28 @@ export async function renderFormPage(
     form_definition: await withDatalistOptions(form.form_definition, rules, datalistValues),
   };
   const closed = closedReason(form, ctx.now(), counts);
-  return { rendered, closed, embedOrigins: embedOriginsOf(form) };
+  return { rendered, closed, ...pageSettingsOf(form) };
+}
+
+/** The page's settings of `form` that F5 never shows: its language and framing rule. */
+function pageSettingsOf(form: FormRecord) {
+  return {
+    language: pageLanguageOf(form.form_configuration.settings.language),
+    embedOrigins: embedOriginsOf(form),
+  };
 }
 
 /**
- * The sites that may frame the page of a form that exists but that the page refuses to
- * show (disabled, sign-in required: docs/design.md §21), as {@link renderFormPage} gives
+ * The language and framing rule of the page of a form that exists but that the page refuses
+ * to show (disabled, sign-in required: docs/design.md §21), as {@link renderFormPage} gives
  * them; `undefined` for a form that does not exist. Read again, as only these pages need it.
  */
-export async function refusedPageEmbedOrigins(
+export async function refusedPageSettings(
   ctx: Context,
   formId: string,
-): Promise<string[] | undefined> {
+): Promise<ReturnType<typeof pageSettingsOf> | undefined> {
   const entry = await readForm(ctx, formId);
-  return entry ? embedOriginsOf(entry.form) : undefined;
+  return entry ? pageSettingsOf(entry.form) : undefined;
 }
 
 /** F5's answer: a form's definition, with datalist options filled in, and its settings. */

@@ -12,7 +12,7 @@ export { sweepIdempotencyKeys } from "../records/idempotency-sweep.ts";
 export { deleteForm, finishFormDeletions } from "./form-deletion.ts";
 export {
   type RenderedForm,
-  refusedPageEmbedOrigins,
+  refusedPageSettings,
   renderForm,
   renderFormPage,
 } from "./form-rendering.ts";

@@ -16,6 +16,8 @@ export interface FormSettings {
   is_disabled?: boolean;
   /** The fields the hosted page may fill in from its address (docs/design.md §21). */
   prefill_fields?: string[];
+  /** The hosted page's language, a tag as the owner wrote it (docs/design.md §21). */
+  language?: string;
 }
 
 /** A stored form. Partition and id: the form id. */

@@ -17,9 +17,11 @@ export {
 } from "./bot-protection.ts";
 export { customHeaderEntries, headerPairComplete, headerPairIssue } from "./custom-headers.ts";
 export { cloneFormWithSettings, updateSettingsSection } from "./form-settings.ts";
+export { type PageLanguage, pageLanguageOf, pageLanguages } from "./sections/general.ts";
 export { type ClosedReason, closedMessages } from "./sections/quantity-limit.ts";
 export { renderedSections, sectionNamed, settingsSections } from "./sections/registry.ts";
 export type { LiveFeature, SettingsSection } from "./sections/section.ts";
 export { embedOriginsOf, renderedBotProtection } from "./sections/security.ts";
+export { defaultThanksMessage, ownsThanksMessage } from "./sections/thanks-page.ts";
 export { accessFormToSubmit } from "./submit-access.ts";
 export { sweepUsedSolutions } from "./used-solutions.ts";

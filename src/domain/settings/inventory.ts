@@ -8,6 +8,7 @@
  * so that what is given back is what was taken, whatever the settings say by then.
  */
 import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
+import { problemText } from "../../rules/field-problems.ts";
 import type { SubmissionRecord, SubmittedField } from "../records/submission-record.ts";
 import type { FormRules } from "./compiled-rules.ts";
 
@@ -127,5 +128,5 @@ export function countsAfterRetake(
 /** The issue of a sold-out option, named by its field. */
 export function soldOut(countName: string): ValidationIssue {
   const [, field = "", ...option] = countName.split(":");
-  return { path: field, message: `${option.join(":")} is sold out` };
+  return { path: field, message: problemText({ code: "sold_out", option: option.join(":") }) };
 }

@@ -1,4 +1,5 @@
 import { ValidationError, type ValidationIssue } from "../../kernel/errors.ts";
+import { problemText } from "../../rules/field-problems.ts";
 import { fieldValueProblem } from "../../rules/field-values.ts";
 import type { Context } from "../context.ts";
 import { ownsDatalist } from "../datalists/datalists.ts";
@@ -136,9 +137,9 @@ async function choiceProblem(
   offered: OptionSource,
 ): Promise<string | null> {
   if (field.type !== "checkbox") {
-    return (await offered(field, [value])) ? null : "is not one of the options";
+    return (await offered(field, [value])) ? null : problemText({ code: "not_an_option" });
   }
   const chosen = value.split("|");
-  if (new Set(chosen).size !== chosen.length) return "names an option more than once";
-  return (await offered(field, chosen)) ? null : "is not one of the options";
+  if (new Set(chosen).size !== chosen.length) return problemText({ code: "repeated_option" });
+  return (await offered(field, chosen)) ? null : problemText({ code: "not_an_option" });
 }

@@ -5,7 +5,7 @@
  * (`fieldValueProblem`, with the requiredness live-rules.ts keeps): an error clears or
  * changes as soon as its field's value changes, and a field left (blur) shows what is wrong
  * with it. S2's word on what the page cannot judge (a datalist's entries, an upload) stands
- * until the value changes.
+ * until the value changes. Each problem is said in the page's language (page-words.ts).
  *
  * A screen reader hears (docs/design.md §21): after a failed submit, the summary's sentence
  * (`role="alert"`) and then the focused field with its error (`aria-describedby`); and while
@@ -13,16 +13,21 @@
  * region `#form-news`. The errors themselves are not live regions, so that a failed submit
  * does not read them all out, and an unchanged error is not written again on each keystroke.
  */
-import { type CheckedField, fieldValueProblem, requiredProblem } from "../../rules/field-values.ts";
+import type { FieldProblem } from "../../rules/field-problems.ts";
+import { type CheckedField, fieldValueIssue } from "../../rules/field-values.ts";
 import { currentValue } from "./live-rules.ts";
+import { issueWords, problemWords } from "./page-words.ts";
 
 /** The errors of one form. */
 export interface FieldErrors {
   /**
-   * Shows `message` (the field's label and a problem) under `field`; `""` clears it. With
-   * `announce`, a new or changed message is also said through the polite live region.
+   * Shows `message` (the field's label and a problem) under `field`; `""` clears it.
+   * `problem`, when given, is the one it says. With `announce`, a new or changed message is
+   * also said through the polite live region.
    */
-  set(field: HTMLElement, message: string, announce?: boolean): void;
+  set(field: HTMLElement, message: string, problem?: FieldProblem | null, announce?: boolean): void;
+  /** Shows S2's issue `message` about `field`, in the page's words when it knows them. */
+  issue(field: HTMLElement, message: string): void;
   /**
    * Shows `message` above the form; with `forFields`, over the summary of the fields in
    * error, and only while one is left.
@@ -69,12 +74,12 @@ function definitionOf(field: HTMLElement): CheckedField {
 }
 
 /** What the page finds wrong with a field now: `null` when nothing it can judge. */
-function problemOf(field: HTMLElement, value: string): string | null {
+function problemOf(field: HTMLElement, value: string): FieldProblem | null {
   if (field.hidden || field.dataset.calculated !== undefined) return null;
   const required = field.dataset.required === "true";
   // A file field's value is its uploads, judged by the upload and S2; only emptiness here.
-  if (field.dataset.type === "file") return value === "" && required ? requiredProblem : null;
-  return fieldValueProblem(definitionOf(field), value, required) ?? null;
+  if (field.dataset.type === "file") return value === "" && required ? { code: "required" } : null;
+  return fieldValueIssue(definitionOf(field), value, required) ?? null;
 }
 
 /**
@@ -95,7 +100,12 @@ export function fieldErrors(
   let forFields = false;
   const fields = () => [...form.querySelectorAll<HTMLElement>(".field")];
 
-  function set(field: HTMLElement, message: string, announce = false): void {
+  function set(
+    field: HTMLElement,
+    message: string,
+    problem?: FieldProblem | null,
+    announce = false,
+  ): void {
     const box = field.querySelector(".error") as HTMLElement;
     const before = box.hidden ? "" : (box.textContent ?? "");
     if (message !== before) {
@@ -106,7 +116,7 @@ export function fieldErrors(
       else if (before && news.textContent === before) news.textContent = "";
     }
     if (message) {
-      given.set(field, { value: checkedValue(field), required: message.endsWith(requiredProblem) });
+      given.set(field, { value: checkedValue(field), required: problem?.code === "required" });
     } else given.delete(field);
     for (const control of field.querySelectorAll("input, select, textarea")) {
       if (message) control.setAttribute("aria-invalid", "true");
@@ -121,9 +131,9 @@ export function fieldErrors(
     if (!error && !leaving) return;
     const value = checkedValue(field);
     const problem = problemOf(field, value);
-    if (problem) set(field, `${field.dataset.label} ${problem}`, true);
+    if (problem) set(field, problemWords(problem, field.dataset.label ?? ""), problem, true);
     else if (error && (field.hidden || error.required || error.value !== value)) {
-      set(field, "", true);
+      set(field, "", null, true);
     }
   }
 
@@ -191,5 +201,9 @@ export function fieldErrors(
     for (const field of checked) check(field, true);
     return checked.find((field) => given.has(field)) ?? null;
   };
-  return { set, alert, failed, checkNow };
+  const issue = (field: HTMLElement, message: string) => {
+    const { text, problem } = issueWords(message, field.dataset.label ?? "");
+    set(field, text, problem);
+  };
+  return { set, issue, alert, failed, checkNow };
 }

@@ -8,6 +8,7 @@
 import type { LiveFeature } from "../../domain/settings/index.ts";
 import { type EvaluatedRules, evaluate } from "../../rules/evaluation.ts";
 import { compileExpression } from "../../rules/json-logic.ts";
+import { say, words } from "./page-words.ts";
 import { markRequired } from "./required-marks.ts";
 
 /** One item of each feature, as the sections feeding it give it from F5's answer. */
@@ -132,17 +133,18 @@ function narrowOptions(field: HTMLElement, offered: string[]): void {
   }
 }
 
-/** Disables a sold-out option and says so in its label. */
+/** Disables a sold-out option and says so in its label, in the page's words. */
 function soldOut(field: HTMLElement, option: string): void {
   for (const control of field.querySelectorAll<HTMLInputElement | HTMLOptionElement>(
     "input, option",
   )) {
     if (control.value !== option || control.disabled) continue;
     control.disabled = true;
-    if (control instanceof HTMLOptionElement) control.textContent = `${option} (sold out)`;
+    const text = say(words.soldOut, { option });
+    if (control instanceof HTMLOptionElement) control.textContent = text;
     else {
       const label = field.querySelector(`label[for="${control.id}"]`);
-      if (label) label.textContent = `${option} (sold out)`;
+      if (label) label.textContent = text;
     }
   }
 }

@@ -19,6 +19,7 @@ import { deriveKey } from "altcha-lib/algorithms/web/sha";
 import { embedding } from "./embedding.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
+import { say, sayCount, words } from "./page-words.ts";
 import { formSteps, type Steps } from "./steps.ts";
 
 interface Answer {
@@ -89,7 +90,7 @@ function start(form: HTMLFormElement): void {
   steps = formSteps(form, (shown) => {
     const first = errors.checkNow(shown);
     if (!first) return true;
-    errors.alert("Please correct the fields marked below.", true);
+    errors.alert(words.fixFields, true);
     controls(first)[0]?.focus();
     return false;
   });
@@ -104,7 +105,7 @@ function start(form: HTMLFormElement): void {
     label.textContent = file.name;
     bar.max = 100;
     bar.value = 0;
-    bar.setAttribute("aria-label", `Upload of ${file.name}`);
+    bar.setAttribute("aria-label", say(words.uploadOf, { file: file.name }));
     item.append(label, bar);
     list.append(item);
     let headers: Record<string, string>;
@@ -112,14 +113,14 @@ function start(form: HTMLFormElement): void {
       headers = await botHeaders(false);
     } catch {
       item.dataset.state = "failed";
-      label.textContent = `${file.name}: the upload could not be prepared`;
+      label.textContent = say(words.uploadUnprepared, { file: file.name });
       return null;
     }
     return new Promise((resolve) => {
       const xhr = new XMLHttpRequest();
       const fail = (message: string) => {
         item.dataset.state = "failed";
-        label.textContent = `${file.name}: ${message}`;
+        label.textContent = message;
         resolve(null);
       };
       xhr.open("POST", `${api}/submissionattachment`);
@@ -130,14 +131,19 @@ function start(form: HTMLFormElement): void {
       xhr.onload = () => {
         const body = parse<{ id?: string; message?: string }>(xhr.responseText);
         if (xhr.status !== 200 || !body?.id) {
-          fail(body?.message || `the upload failed (${xhr.status})`);
+          const status = String(xhr.status);
+          fail(
+            body?.message
+              ? `${file.name}: ${body.message}`
+              : say(words.uploadFailed, { file: file.name, status }),
+          );
           return;
         }
         bar.value = 100;
         item.dataset.state = "done";
         resolve(body.id);
       };
-      xhr.onerror = () => fail("the upload did not reach the server");
+      xhr.onerror = () => fail(say(words.uploadUnreached, { file: file.name }));
       const data = new FormData();
       data.append(name, file, file.name);
       xhr.send(data);
@@ -155,8 +161,11 @@ function start(form: HTMLFormElement): void {
     list.textContent = "";
     uploads.set(name, []);
     setError(field, "");
-    if (files.length > maxFiles) return setError(field, `Choose at most ${maxFiles} files.`, true);
-    if (tooBig[0]) return setError(field, `${tooBig[0].name} is larger than allowed.`, true);
+    if (files.length > maxFiles) {
+      return setError(field, sayCount(words.tooManyChosen, maxFiles), null, true);
+    }
+    if (tooBig[0])
+      return setError(field, say(words.fileTooLarge, { file: tooBig[0].name }), null, true);
     uploads.set(
       name,
       files.map((file) => upload(name, file, list)),
@@ -167,7 +176,7 @@ function start(form: HTMLFormElement): void {
     if (field.dataset.type !== "file") return currentValue(field);
     const ids = await Promise.all(uploads.get(field.dataset.name ?? "") ?? []);
     if (!ids.includes(null)) return ids.join("|");
-    setError(field, "A file did not upload; choose it again.");
+    setError(field, words.fileNotUploaded);
     return null;
   }
 
@@ -206,7 +215,8 @@ function start(form: HTMLFormElement): void {
       return;
     }
     form.hidden = true;
-    thanks.textContent = answer.thanks_behaviour_message || "Thank you for your submission";
+    const message = answer.thanks_behaviour_message;
+    thanks.textContent = (message && (words.answers[message] ?? message)) || words.thanks;
     thanks.hidden = false;
     thanks.focus();
   }
@@ -220,12 +230,13 @@ function start(form: HTMLFormElement): void {
         others.push(`${issue.path} ${issue.message}`);
         continue;
       }
-      setError(field, `${field.dataset.label} ${issue.message}`);
+      errors.issue(field, issue.message);
       first ??= field;
     }
+    const message = answer?.message;
     const summary = first
-      ? "Please correct the fields marked below."
-      : answer?.message || "The form could not be sent.";
+      ? words.fixFields
+      : (message && (words.answers[message] ?? message)) || words.notSent;
     errors.alert([summary, ...others].join(" "), others.length === 0 && first !== null);
     errors.failed();
     if (first) {
@@ -248,7 +259,7 @@ function start(form: HTMLFormElement): void {
       else if (value !== "") values[field.dataset.name ?? ""] = value;
     }
     if (failed) {
-      errors.alert("Please correct the fields marked below.", true);
+      errors.alert(words.fixFields, true);
       return errors.failed();
     }
     const formFields = Object.entries(values).map(([name, value]) => ({
@@ -263,7 +274,7 @@ function start(form: HTMLFormElement): void {
         body: JSON.stringify({ form_fields: formFields }),
       });
     } catch {
-      return showAlert("The form could not be sent. Check your connection and try again.");
+      return showAlert(words.offline);
     }
     const answer = parse<Answer>(await response.text());
     if (response.ok && answer) {

@@ -3,8 +3,10 @@
  * while its own flag is set or a `require` rule holds, as S2 decides it on submit. The mark
  * is what fields.ts draws for a required field: the asterisk in its label or legend, `required`
  * and `aria-required` on its control (on the group of radio buttons), and the spoken
- * "(required)" of a group of checkboxes. `data-required` keeps the state for the live checks.
+ * "(required)" of a group of checkboxes, in the page's words. `data-required` keeps the state
+ * for the live checks.
  */
+import { words } from "./page-words.ts";
 
 /** Whether each field was drawn required (its own flag), read once. */
 const ownFlag = new WeakMap<HTMLElement, boolean>();
@@ -36,7 +38,7 @@ export function markRequired(field: HTMLElement, byRule: boolean, hidden: boolea
       // A group of checkboxes has no role that takes aria-required: its legend says it.
       const spoken = document.createElement("span");
       spoken.className = "sr-only";
-      spoken.textContent = " (required)";
+      spoken.textContent = ` ${words.required}`;
       caption.append(spoken);
     }
   }

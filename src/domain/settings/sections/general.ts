@@ -1,8 +1,9 @@
 /**
  * `generalsettings` (docs/design.md §11): the form's name, description, analytics id,
- * whether it is disabled, and which fields the hosted page may fill in from its address
- * (`prefill_fields`, §21). Unlike the other sections, F2 merges it into the form's
- * `settings`, field by field, rather than storing it whole.
+ * whether it is disabled, which fields the hosted page may fill in from its address
+ * (`prefill_fields`, §21) and which language the page speaks (`language`, §21). Unlike the
+ * other sections, F2 merges it into the form's `settings`, field by field, rather than
+ * storing it whole.
  */
 import * as v from "valibot";
 import { type FormDefinition, fieldsOf, isPrefillable } from "../../forms/form-definition.ts";
@@ -13,12 +14,44 @@ import type { SettingsSection } from "./section.ts";
 
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(200));
 
+/** The languages the hosted page speaks (docs/design.md §21); the first is its fallback. */
+export const pageLanguages = ["en", "de", "fr", "es"] as const;
+
+/** A language the hosted page speaks. */
+export type PageLanguage = (typeof pageLanguages)[number];
+
+/**
+ * The page language a language tag names, by its primary subtag in any case (`de`, `DE`,
+ * `de-CH` and `de-Latn-CH` all name `de`), or `null` when the page does not speak it.
+ */
+export function pageLanguageOf(tag: unknown): PageLanguage | null {
+  if (typeof tag !== "string" || !/^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i.test(tag)) return null;
+  const primary = tag.split("-")[0]?.toLowerCase();
+  return pageLanguages.find((language) => language === primary) ?? null;
+}
+
+const language = v.pipe(
+  v.nullable(
+    v.pipe(
+      v.string(),
+      v.check(
+        (tag) => pageLanguageOf(tag) !== null,
+        `must be one of ${pageLanguages.join(", ")}, or one of them with a region such as de-CH`,
+      ),
+    ),
+  ),
+  v.description(
+    `The hosted page's language: ${pageLanguages.join(", ")}, in any case, or one of them with a region (de-CH), stored as written. null removes it: the page then follows Accept-Language.`,
+  ),
+);
+
 const schema = v.strictObject({
   form_name: v.optional(name),
   form_description: v.optional(v.pipe(v.string(), v.maxLength(5000))),
   analytics_tracking_id: v.optional(v.pipe(v.string(), v.maxLength(200))),
   is_disabled: v.optional(v.boolean()),
   prefill_fields: v.optional(v.pipe(v.array(fieldName), v.maxLength(1000))),
+  language: v.optional(language),
 });
 
 /** The `generalsettings` section. */
@@ -40,6 +73,8 @@ export const generalSettings: SettingsSection<v.InferOutput<typeof schema>> = {
   },
   save(configuration, value) {
     Object.assign(configuration.settings, value);
+    // `null` clears the language: the page follows each visitor's Accept-Language again.
+    if (value.language === null) delete configuration.settings.language;
   },
 };
 

@@ -88,3 +88,13 @@ export function thanksPageOf(form: FormRecord) {
     thanks_behaviour_redirect_parent_page: redirectParentPage,
   };
 }
+
+/**
+ * Whether a form's owner wrote a thanks message of their own, read from a form configuration
+ * (a stored one or F5's): when not, S2 answers {@link defaultThanksMessage}, which the hosted
+ * page says in its own language (docs/design.md §21).
+ */
+export function ownsThanksMessage(configuration: Record<string, unknown>): boolean {
+  const settings = configuration[thanksPageSettings.name] as ThanksPage | undefined;
+  return Boolean(settings?.thanks_behaviour_message);
+}

@@ -66,7 +66,9 @@ async function formworkHandler(
   });
   return {
     fetch: (request, clientAddress) => service.fetch(request, { clientAddress }),
-    close: () => service.close(),
+    close: async () => {
+      await service.close();
+    },
   };
 }
 

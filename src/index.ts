@@ -41,8 +41,14 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./kernel/errors.ts";
+export type { Readiness } from "./probes.ts";
 export type { ConnectionInfo } from "./request-server.ts";
-export { createFormService, type FormService } from "./service.ts";
+export {
+  type CloseOptions,
+  type CloseReport,
+  createFormService,
+  type FormService,
+} from "./service.ts";
 export { defaultLimits, type FormServiceOptions } from "./service-options.ts";
 export {
   createHttpWebhookSender,

@@ -33,7 +33,10 @@ export interface ConnectionInfo {
   body?: AsyncIterable<Uint8Array>;
 }
 
-/** Answers one request: a download the blob store serves itself, or the router's answer. */
+/**
+ * Answers one request (`answer`): a download the blob store serves itself, or the router's
+ * answer.
+ */
 export function requestServer(
   ctx: Context,
   options: Pick<FormServiceOptions, "adminSecret" | "rateLimits" | "trustProxy">,
@@ -56,7 +59,7 @@ export function requestServer(
       }),
   });
   const trustProxy = options.trustProxy ?? false;
-  return async (request: Request, connection: ConnectionInfo | undefined) => {
+  const answer = async (request: Request, connection: ConnectionInfo | undefined) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
     // Blob stores the service serves itself (fs) answer downloads under `{storage_url}`.
@@ -81,6 +84,12 @@ export function requestServer(
       log.answered({ requestId, method: request.method, route, status: response.status, ms });
     }
     return withRequestId(response, requestId);
+  };
+  return {
+    answer,
+    /** The route pattern of a request `answer` was given, for a stop that cuts it off. */
+    routeOf: (request: Request) =>
+      routePatternOf(router.routes, request as RouteRequest) ?? unknownRoute,
   };
 }
 

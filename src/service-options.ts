@@ -50,6 +50,19 @@ export interface FormServiceOptions {
   /** How often the webhook outbox is read; 0 turns the delivery worker off. @default 1000 */
   webhookPollMs?: number;
   /**
+   * Checks of the embedder's own that `GET /readyz` and `ready()` run beside the store's
+   * and the blob store's, by the name `failed` lists when one throws or takes longer than
+   * `readinessTimeoutMs` (docs/design.md §10).
+   * @default {}
+   */
+  readinessChecks?: Record<string, () => Promise<unknown>>;
+  /**
+   * How long each readiness check may take before it counts as failed: below the 1 s
+   * a Kubernetes probe waits by default.
+   * @default 800
+   */
+  readinessTimeoutMs?: number;
+  /**
    * Milliseconds an instance's claim on a delivery (webhook, e-mail, destination post) lasts
    * unless renewed. The instance renews it every third of this while it holds the delivery,
    * during an attempt and between attempts, so it runs out only when the instance dies or

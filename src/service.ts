@@ -23,6 +23,7 @@ import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { createRequestLog } from "./http/request-log.ts";
 import { ServiceError } from "./kernel/errors.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
+import { createProbes, type Readiness } from "./probes.ts";
 import { type ConnectionInfo, requestServer } from "./request-server.ts";
 import { failureResponse } from "./routes/router.ts";
 import { type FormServiceOptions, limitsOf, normaliseBasePath } from "./service-options.ts";
@@ -51,11 +52,32 @@ export interface FormService {
    */
   sweepRetention(): Promise<number>;
   /**
-   * Stops the service: answers every later request 503 `service_unavailable`, waits for the
-   * requests in flight to finish and for the e-mails they left sending, stops the webhook
-   * worker (handing its deliveries back), then closes the store.
+   * Whether the service can serve now, as `GET /readyz` answers it: the store and the blob
+   * store answer a cheap read within `readinessTimeoutMs`, the webhook worker runs (unless
+   * turned off), and every one of `readinessChecks` passes; `stopping` once `close` began.
    */
-  close(): Promise<void>;
+  ready(): Promise<Readiness>;
+  /**
+   * Stops the service: `/readyz` answers 503 at once and every later request 503
+   * `service_unavailable` (`/healthz` still 200); it waits for the requests in flight to
+   * finish and for the e-mails they left sending, stops the webhook worker (handing its
+   * deliveries back), then closes the store. When `options.signal` aborts first, it stops
+   * waiting: the requests still running then are listed in the result, given a second to
+   * end (the host cuts their connections), and the store is closed all the same.
+   */
+  close(options?: CloseOptions): Promise<CloseReport>;
+}
+
+/** How a stop may be cut short. */
+export interface CloseOptions {
+  /** Aborted: stop waiting for the requests, tasks and deliveries still running. */
+  signal?: AbortSignal;
+}
+
+/** What a stop cut off. */
+export interface CloseReport {
+  /** The requests still running when `signal` aborted: method and route pattern. */
+  cutOff: { method: string; route: string }[];
 }
 
 /**
@@ -91,31 +113,77 @@ export function createFormService(options: FormServiceOptions): FormService {
       : undefined;
   const admin = createAdminApi(ctx);
   const serve = requestServer(ctx, options, basePath, admin, log);
+  let stopping = false;
+  let workerStopped = false;
+  const probes = createProbes(
+    {
+      ctx,
+      workerRuns: worker ? () => !workerStopped : undefined,
+      stopping: () => stopping,
+      checks: options.readinessChecks ?? {},
+      timeoutMs: options.readinessTimeoutMs ?? 800,
+    },
+    basePath,
+  );
   const sweeps = startSweeps(ctx, options.sweepIntervalMs ?? 600_000, onError);
   const requests = trackInFlight();
-  const stopping = new ServiceError(
+  const refusal = new ServiceError(
     "service_unavailable",
     "The service is stopping; nothing was changed. Try again shortly",
   );
   return {
     fetch: (request, connection) =>
+      probes.answer(request) ??
       requests.admit(
-        () => serve(request, connection),
-        () => withRequestId(failureResponse(stopping, request, basePath), requestIdOf(request)),
+        request,
+        () => serve.answer(request, connection),
+        () => withRequestId(failureResponse(refusal, request, basePath), requestIdOf(request)),
       ),
     admin,
     sweepAttachments: sweeps.sweep,
     sweepRetention: () => sweepRetention(ctx),
-    async close() {
+    ready: probes.ready,
+    async close(closeOptions = {}) {
+      stopping = true;
+      const { signal } = closeOptions;
+      const cutOff: CloseReport["cutOff"] = [];
+      const aborted = untilAborted(signal, () => {
+        for (const request of requests.running())
+          cutOff.push({ method: request.method, route: serve.routeOf(request) });
+      });
       // The requests in flight first: they write to the store and may queue deliveries.
       const sweeping = sweeps.stop();
-      await requests.drain();
-      await Promise.allSettled(running);
-      await sweeping;
-      await worker?.stop();
+      const drained = requests.drain();
+      await Promise.race([drained, aborted]);
+      // Cut off: their connections go, so most end at once; a second more at the most.
+      if (signal?.aborted) await Promise.race([drained, delay(cutOffGraceMs)]);
+      await Promise.race([Promise.allSettled([...running, sweeping]), aborted]);
+      workerStopped = true;
+      await Promise.race([worker?.stop(), aborted]);
       await ctx.store.close();
+      return { cutOff };
     },
   };
+}
+
+/** How long a stop whose signal aborted still waits for the requests it cut off. */
+const cutOffGraceMs = 1000;
+
+/** Resolves when `signal` aborts (never without one), after calling `onAbort`. */
+function untilAborted(signal: AbortSignal | undefined, onAbort: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    if (!signal) return;
+    const abort = () => {
+      onAbort();
+      resolve();
+    };
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The domain's context: the ports and settings of `options`, with their defaults. */

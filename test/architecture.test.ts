@@ -415,6 +415,8 @@ describe("the public API, one entry per audience", () => {
     "src/index.ts": [
       "AccountSummary",
       "AdminApi",
+      "CloseOptions",
+      "CloseReport",
       "CollectionCount",
       "ConflictError",
       "ConnectionInfo",
@@ -434,6 +436,7 @@ describe("the public API, one entry per audience", () => {
       "PartnerOptions",
       "QuotaName",
       "RateLimitOptions",
+      "Readiness",
       "ServiceError",
       "TokenSummary",
       "ValidationError",

@@ -2,7 +2,16 @@
  * The Azure server's settings: the standalone server's variables (docs/design.md §10) plus where
  * Cosmos DB and Azure Blob Storage are.
  */
-import { readConfig, type ServerConfig } from "../standalone/config.ts";
+import { configOf, type ServerConfig, together, variables } from "../standalone/config.ts";
+import {
+  flag,
+  parseEnvironment,
+  requiredText,
+  text,
+  url,
+  type Variable,
+  wholeNumber,
+} from "../standalone/environment.ts";
 
 /** Where the records and the attachment files live. */
 export interface AzureConfig extends ServerConfig {
@@ -52,57 +61,42 @@ export interface AzureConfig extends ServerConfig {
   trustProxy: boolean;
 }
 
+/** The Azure server's variables: the standalone server's and those of Cosmos DB and Azure Storage. */
+export const azureVariables = {
+  ...variables,
+  COSMOS_ENDPOINT: url(["https:", "http:"], "a URL", true),
+  COSMOS_KEY: requiredText(),
+  COSMOS_DATABASE: requiredText(),
+  COSMOS_CONTAINER: text("formwork"),
+  COSMOS_ENDPOINT_DISCOVERY: flag(true),
+  COSMOS_RECOVERY_INTERVAL_MS: wholeNumber(10_000, 0),
+  COSMOS_INTENT_GRACE_MS: wholeNumber(10_000, 0),
+  COSMOS_REQUEST_TIMEOUT_MS: wholeNumber(10_000, 1),
+  AZURE_STORAGE_CONNECTION_STRING: requiredText(),
+  CUSTOMER_TOKEN_SECRET: text(),
+  TRUST_PROXY: flag(false),
+} satisfies Record<string, Variable>;
+
 /**
  * Reads the settings from `env`.
- * @throws {Error} naming the variable that is missing or makes no sense.
+ * @throws {ConfigError} with one line for each variable that is missing or makes no sense.
  */
 export function readAzureConfig(env: NodeJS.ProcessEnv): AzureConfig {
-  const cosmosEndpoint = required(env, "COSMOS_ENDPOINT");
-  if (!URL.canParse(cosmosEndpoint)) {
-    throw new Error(`COSMOS_ENDPOINT must be a URL, not ${JSON.stringify(cosmosEndpoint)}`);
-  }
+  const values = parseEnvironment(azureVariables, env, together);
   return {
-    ...readConfig(env),
-    cosmosEndpoint,
-    cosmosKey: required(env, "COSMOS_KEY"),
-    cosmosDatabase: required(env, "COSMOS_DATABASE"),
-    cosmosContainer: env.COSMOS_CONTAINER || "formwork",
-    cosmosEndpointDiscovery: flag(env, "COSMOS_ENDPOINT_DISCOVERY", true),
-    cosmosRecoveryIntervalMs: milliseconds(env, "COSMOS_RECOVERY_INTERVAL_MS", 10_000),
-    cosmosIntentGraceMs: milliseconds(env, "COSMOS_INTENT_GRACE_MS", 10_000),
-    cosmosRequestTimeoutMs: positiveMilliseconds(env, "COSMOS_REQUEST_TIMEOUT_MS", 10_000),
-    storageConnectionString: required(env, "AZURE_STORAGE_CONNECTION_STRING"),
-    customerTokenSecret: env.CUSTOMER_TOKEN_SECRET || undefined,
-    trustProxy: env.TRUST_PROXY === "1",
+    ...configOf(values),
+    cosmosEndpoint: values.COSMOS_ENDPOINT,
+    cosmosKey: values.COSMOS_KEY,
+    cosmosDatabase: values.COSMOS_DATABASE,
+    cosmosContainer: values.COSMOS_CONTAINER,
+    cosmosEndpointDiscovery: values.COSMOS_ENDPOINT_DISCOVERY,
+    cosmosRecoveryIntervalMs: values.COSMOS_RECOVERY_INTERVAL_MS,
+    cosmosIntentGraceMs: values.COSMOS_INTENT_GRACE_MS,
+    cosmosRequestTimeoutMs: values.COSMOS_REQUEST_TIMEOUT_MS,
+    storageConnectionString: values.AZURE_STORAGE_CONNECTION_STRING,
+    customerTokenSecret: values.CUSTOMER_TOKEN_SECRET,
+    trustProxy: values.TRUST_PROXY,
   };
-}
-
-function required(env: NodeJS.ProcessEnv, name: string): string {
-  const value = env[name];
-  if (!value) throw new Error(`${name} must be set`);
-  return value;
-}
-
-function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = env[name];
-  if (!value) return fallback;
-  if (!/^\d{1,9}$/.test(value)) {
-    throw new Error(`${name} must be a whole number of milliseconds, not ${JSON.stringify(value)}`);
-  }
-  return Number(value);
-}
-
-function positiveMilliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = milliseconds(env, name, fallback);
-  if (value === 0) throw new Error(`${name} must be at least 1 millisecond, not 0`);
-  return value;
-}
-
-function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const value = env[name];
-  if (!value) return fallback;
-  if (value === "0" || value === "1") return value === "1";
-  throw new Error(`${name} must be 0 or 1, not ${JSON.stringify(value)}`);
 }
 
 /**

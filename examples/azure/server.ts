@@ -7,10 +7,11 @@ import { createFormService } from "formwork";
 import { createAzureBlobStore } from "formwork/adapters/azure-blob";
 import { createCosmosStore } from "formwork/adapters/cosmos";
 import { resolveAdminSecret, resolveCustomerTokenSecret } from "../standalone/config.ts";
+import { settingsOrExit } from "../standalone/environment.ts";
 import { optionsFrom, serveUntilStopped } from "../standalone/serve.ts";
 import { cosmosOptionsOf, readAzureConfig } from "./config.ts";
 
-const config = readAzureConfig(process.env);
+const config = settingsOrExit(() => readAzureConfig(process.env));
 const options = optionsFrom(config);
 const service = createFormService({
   store: createCosmosStore({

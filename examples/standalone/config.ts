@@ -1,6 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type * as v from "valibot";
+import {
+  flag,
+  oneOf,
+  parseEnvironment,
+  text,
+  url,
+  type Variable,
+  wholeNumber,
+} from "./environment.ts";
 import { type LogLevel, logLevels } from "./logger.ts";
 
 /** The standalone server's settings, read from the environment (docs/design.md §10). */
@@ -55,85 +65,101 @@ export interface ServerConfig {
   sweepIntervalMs: number;
   /** How many days audit entries are kept (`AUDIT_RETENTION_DAYS`, docs/design.md §25). */
   auditRetentionDays: number;
+  /**
+   * How long a stop waits for the requests in flight before it cuts them off
+   * (`STOP_TIMEOUT_MS`, docs/design.md §10).
+   */
+  stopTimeoutMs: number;
 }
 
 /**
+ * The standalone server's variables (docs/design.md §10, README "Configuration of the
+ * standalone server"): each name with what it accepts and its default. The Azure server's
+ * add theirs (examples/azure/config.ts).
+ */
+export const variables = {
+  DATA_DIR: text("./data"),
+  PORT: wholeNumber(3000, 0, 65535),
+  HOST: text("127.0.0.1"),
+  PUBLIC_URL: text(),
+  ADMIN_SECRET: text(),
+  MAX_UPLOAD_BYTES: wholeNumber(25 * 1024 * 1024, 1),
+  MAX_UNCLAIMED_UPLOAD_BYTES: wholeNumber(undefined, 1),
+  AUDIT_RETENTION_DAYS: wholeNumber(400, 1),
+  HEADERS_TIMEOUT_MS: wholeNumber(20_000, 1),
+  REQUEST_TIMEOUT_MS: wholeNumber(120_000, 1),
+  STOP_TIMEOUT_MS: wholeNumber(30_000, 0),
+  ALLOW_PRIVATE_WEBHOOKS: flag(false),
+  WEBHOOK_RETRY_BASE_MS: wholeNumber(1000, 1),
+  WEBHOOK_MAX_ATTEMPTS: wholeNumber(8, 1),
+  // Renewed every third of it: shorter, and a busy store or event loop would lose claims.
+  WEBHOOK_LEASE_MS: wholeNumber(30_000, 1000),
+  SWEEP_INTERVAL_MS: wholeNumber(600_000, 0),
+  SMTP_URL: url(["smtp:", "smtps:"], "an SMTP URL"),
+  MAIL_FROM: text("forms@localhost"),
+  LOG_LEVEL: oneOf(logLevels, "info"),
+  RATE_LIMIT_PUBLIC_PER_MINUTE: wholeNumber(300, 0),
+  RATE_LIMIT_CREDENTIAL_PER_MINUTE: wholeNumber(3000, 0),
+} satisfies Record<string, Variable>;
+
+/** The parsed values of {@link variables}. */
+export type Values = v.InferOutput<v.ObjectSchema<typeof variables, undefined>>;
+
+/** What the variables must hold together. */
+export const together = [
+  // Node refuses a headers timeout longer than the request timeout.
+  (values: Values) =>
+    values.HEADERS_TIMEOUT_MS > values.REQUEST_TIMEOUT_MS
+      ? `HEADERS_TIMEOUT_MS (${values.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${values.REQUEST_TIMEOUT_MS})`
+      : undefined,
+  // An upload holds its largest size against the form's unclaimed bytes while it streams.
+  (values: Values) =>
+    values.MAX_UNCLAIMED_UPLOAD_BYTES !== undefined &&
+    values.MAX_UPLOAD_BYTES > values.MAX_UNCLAIMED_UPLOAD_BYTES
+      ? `MAX_UPLOAD_BYTES (${values.MAX_UPLOAD_BYTES}) must not exceed MAX_UNCLAIMED_UPLOAD_BYTES (${values.MAX_UNCLAIMED_UPLOAD_BYTES})`
+      : undefined,
+  (values: Values) => {
+    const publicUrl = values.PUBLIC_URL?.replace(/\/+$/, "");
+    return publicUrl === undefined || URL.canParse(publicUrl)
+      ? undefined
+      : `PUBLIC_URL must be a URL, not ${JSON.stringify(values.PUBLIC_URL)}`;
+  },
+];
+
+/**
  * Reads the settings from `env`.
- * @throws {Error} with a message naming the variable for a value that makes no sense.
+ * @throws {ConfigError} with one line for each value that is missing or makes no sense.
  */
 export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
-  const port = Number(env.PORT ?? "3000");
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`PORT must be a whole number from 0 to 65535, not ${JSON.stringify(env.PORT)}`);
-  }
-  const host = env.HOST || "127.0.0.1";
-  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "");
-  if (!URL.canParse(publicUrl))
-    throw new Error(`PUBLIC_URL must be a URL, not ${JSON.stringify(publicUrl)}`);
-  const maxUploadBytes = wholeNumber(env, "MAX_UPLOAD_BYTES", 25 * 1024 * 1024, 1);
-  const headersTimeoutMs = wholeNumber(env, "HEADERS_TIMEOUT_MS", 20_000, 1);
-  const requestTimeoutMs = wholeNumber(env, "REQUEST_TIMEOUT_MS", 120_000, 1);
-  // Node refuses a headers timeout longer than the request timeout.
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new Error(
-      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
-    );
-  }
-  const maxUnclaimedUploadBytes = wholeNumber(
-    env,
-    "MAX_UNCLAIMED_UPLOAD_BYTES",
-    Math.max(100 * 1024 * 1024, maxUploadBytes),
-    1,
-  );
-  // An upload holds its largest size against the form's unclaimed bytes while it streams.
-  if (maxUploadBytes > maxUnclaimedUploadBytes) {
-    throw new Error(
-      `MAX_UPLOAD_BYTES (${maxUploadBytes}) must not exceed MAX_UNCLAIMED_UPLOAD_BYTES (${maxUnclaimedUploadBytes})`,
-    );
-  }
+  return configOf(parseEnvironment(variables, env, together));
+}
+
+/** The settings of parsed `values`, with the defaults that depend on other variables. */
+export function configOf(values: Values): ServerConfig {
   return {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    maxUnclaimedUploadBytes,
-    auditRetentionDays: wholeNumber(env, "AUDIT_RETENTION_DAYS", 400, 1),
-    dataDir: resolve(env.DATA_DIR || "./data"),
-    maxUploadBytes,
-    allowPrivateWebhooks: env.ALLOW_PRIVATE_WEBHOOKS === "1",
-    smtpUrl: env.SMTP_URL || undefined,
-    mailFrom: env.MAIL_FROM || "forms@localhost",
-    webhookRetryBaseMs: wholeNumber(env, "WEBHOOK_RETRY_BASE_MS", 1000, 1),
-    webhookMaxAttempts: wholeNumber(env, "WEBHOOK_MAX_ATTEMPTS", 8, 1),
-    // Renewed every third of it: shorter, and a busy store or event loop would lose claims.
-    webhookLeaseMs: wholeNumber(env, "WEBHOOK_LEASE_MS", 30_000, 1000),
-    logLevel: logLevelOf(env.LOG_LEVEL),
-    sweepIntervalMs: wholeNumber(env, "SWEEP_INTERVAL_MS", 600_000, 0),
-    rateLimitPublicPerMinute: wholeNumber(env, "RATE_LIMIT_PUBLIC_PER_MINUTE", 300, 0),
-    rateLimitCredentialPerMinute: wholeNumber(env, "RATE_LIMIT_CREDENTIAL_PER_MINUTE", 3000, 0),
-    port,
-    host,
-    publicUrl,
-    adminSecret: env.ADMIN_SECRET || undefined,
+    dataDir: resolve(values.DATA_DIR),
+    port: values.PORT,
+    host: values.HOST,
+    publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ""),
+    adminSecret: values.ADMIN_SECRET,
+    maxUploadBytes: values.MAX_UPLOAD_BYTES,
+    maxUnclaimedUploadBytes:
+      values.MAX_UNCLAIMED_UPLOAD_BYTES ?? Math.max(100 * 1024 * 1024, values.MAX_UPLOAD_BYTES),
+    auditRetentionDays: values.AUDIT_RETENTION_DAYS,
+    headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+    stopTimeoutMs: values.STOP_TIMEOUT_MS,
+    allowPrivateWebhooks: values.ALLOW_PRIVATE_WEBHOOKS,
+    webhookRetryBaseMs: values.WEBHOOK_RETRY_BASE_MS,
+    webhookMaxAttempts: values.WEBHOOK_MAX_ATTEMPTS,
+    webhookLeaseMs: values.WEBHOOK_LEASE_MS,
+    sweepIntervalMs: values.SWEEP_INTERVAL_MS,
+    smtpUrl: values.SMTP_URL,
+    mailFrom: values.MAIL_FROM,
+    logLevel: values.LOG_LEVEL,
+    rateLimitPublicPerMinute: values.RATE_LIMIT_PUBLIC_PER_MINUTE,
+    rateLimitCredentialPerMinute: values.RATE_LIMIT_CREDENTIAL_PER_MINUTE,
   };
-}
-
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number) {
-  const raw = env[name];
-  const value = raw ? Number(raw) : fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(
-      `${name} must be a whole number of at least ${min}, not ${JSON.stringify(raw)}`,
-    );
-  }
-  return value;
-}
-
-function logLevelOf(raw: string | undefined): LogLevel {
-  const level = raw?.trim().toLowerCase() || "info";
-  const known = logLevels.find((name) => name === level);
-  if (!known) {
-    throw new Error(`LOG_LEVEL must be one of ${logLevels.join(", ")}, not ${JSON.stringify(raw)}`);
-  }
-  return known;
 }
 
 /** Where the server keeps the admin secret it generated for itself. */

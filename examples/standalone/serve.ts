@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createHttpWebhookSender, type FormService, type FormServiceOptions } from "formwork";
+import {
+  type CloseReport,
+  createHttpWebhookSender,
+  type FormService,
+  type FormServiceOptions,
+} from "formwork";
 import { createSmtpMailer } from "formwork/adapters/smtp";
 import type { ServerConfig } from "./config.ts";
 import { countryOf } from "./country.ts";
@@ -39,10 +44,14 @@ export function optionsFrom(config: ServerConfig) {
 
 /**
  * Serves `service` on the configured host and port, cutting off clients that take longer
- * than the configured timeouts to send their headers or their request, and prints the `listening on` line with
- * `note`. `beside`, when given, sees each request first and answers those it returns `true` for. On SIGINT or SIGTERM it stops accepting connections, lets the requests in flight
- * finish and their answers go out, closes the service (pending writes, queued webhook
- * deliveries handed back), then exits 0. A port in use is one line on stderr and exit 1.
+ * than the configured timeouts to send their headers or their request, and prints the
+ * `listening on` line with `note`. `beside`, when given, sees each request first and answers
+ * those it returns `true` for. On SIGINT or SIGTERM `/readyz` answers 503 at once and every
+ * new request 503 (`/healthz` still 200); it lets the requests in flight finish and their
+ * answers go out, closes the service (pending writes, queued webhook deliveries handed
+ * back), stops listening, then exits 0. Past `STOP_TIMEOUT_MS` it cuts off what still runs,
+ * closes the store all the same, prints one line saying what it cut off and exits 1
+ * (docs/design.md §10). A port in use is one line on stderr and exit 1.
  */
 export function serveUntilStopped(
   service: FormService,
@@ -71,14 +80,17 @@ export function serveUntilStopped(
     },
   );
   let listener: Promise<RequestListener> | undefined;
-  const closeServer = gracefulClose(server);
+  const connections = gracefulClose(server);
   const refuse = (error: NodeJS.ErrnoException) => {
     console.error(
       error.code === "EADDRINUSE"
         ? `PORT ${config.port} is in use`
         : `formwork: cannot listen on ${config.host}:${config.port}: ${error.message}`,
     );
-    void exitAfter(service.close(), 1);
+    void exitWith(async () => {
+      await service.close();
+      return 1;
+    });
   };
   server.once("error", refuse);
   server.listen(config.port, config.host, () => {
@@ -93,16 +105,50 @@ export function serveUntilStopped(
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`formwork: ${signal}, finishing the requests in flight`);
-    const served = closeServer();
-    // The service waits for the requests it is answering; the server for their answers to go out.
-    void exitAfter(
-      service.close().then(() => served),
-      0,
+    console.log(
+      `formwork: ${signal}, finishing the requests in flight (at most STOP_TIMEOUT_MS, ${config.stopTimeoutMs} ms)`,
     );
+    connections.begin();
+    const deadline = new AbortController();
+    let sending = 0;
+    const timer = setTimeout(() => {
+      // The service lists what still runs first; then the connections go, ending uploads.
+      deadline.abort();
+      sending = connections.cutOff();
+    }, config.stopTimeoutMs);
+    void exitWith(async () => {
+      // The service waits for the requests it is answering; the server for their answers to go out.
+      const { cutOff } = await service.close({ signal: deadline.signal });
+      await connections.close();
+      clearTimeout(timer);
+      if (cutOff.length === 0 && sending === 0) return 0;
+      console.error(cutOffLine(cutOff, sending, config.stopTimeoutMs));
+      return 1;
+    });
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** The line a stop that ran out of time prints: what it cut off, routes by pattern. */
+export function cutOffLine(cutOff: CloseReport["cutOff"], sending: number, timeoutMs: number) {
+  const byRoute = new Map<string, number>();
+  for (const { method, route } of cutOff) {
+    const key = `${method} ${route}`;
+    byRoute.set(key, (byRoute.get(key) ?? 0) + 1);
+  }
+  const routes = [...byRoute].map(([key, count]) => (count > 1 ? `${count} × ${key}` : key));
+  const parts = [
+    ...(cutOff.length > 0
+      ? [`${plural(cutOff.length, "request")} still running (${routes.join(", ")})`]
+      : []),
+    ...(sending > 0 ? [`${plural(sending, "answer")} still being sent`] : []),
+  ];
+  return `formwork: STOP_TIMEOUT_MS (${timeoutMs} ms) ran out; cut off ${parts.join(" and ")}`;
+}
+
+function plural(count: number, noun: string) {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 type RequestListener = (incoming: IncomingMessage, outgoing: ServerResponse) => unknown;
@@ -123,10 +169,9 @@ async function bridgeTo(service: FormService): Promise<RequestListener> {
   );
 }
 
-async function exitAfter(work: Promise<unknown>, code: number) {
+async function exitWith(stop: () => Promise<number>) {
   try {
-    await work;
-    process.exit(code);
+    process.exit(await stop());
   } catch (error) {
     console.error("formwork: stopping failed", error);
     process.exit(1);

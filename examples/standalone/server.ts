@@ -13,10 +13,13 @@ import {
   resolveSigningSecret,
   secureDataDir,
 } from "./config.ts";
+import { reportCrashes } from "./crash-report.ts";
 import { openDataStore } from "./data-store.ts";
+import { settingsOrExit } from "./environment.ts";
 import { optionsFrom, serveUntilStopped } from "./serve.ts";
 
-const config = readConfig(process.env);
+reportCrashes();
+const config = settingsOrExit(() => readConfig(process.env));
 await secureDataDir(config);
 // Opening now, not on the first request: a second server on the same DATA_DIR stops here.
 const store = await openDataStore(config.dataDir);

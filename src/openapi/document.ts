@@ -4,6 +4,7 @@ import { downloadOperations } from "./downloads.ts";
 import { failureResponses } from "./failures.ts";
 import { jsonSchemaOf, parametersOf, type SchemaObject } from "./json-schema.ts";
 import { type NamedSchema, type Operation, openApiPath, pathParameterNames } from "./operation.ts";
+import { probeOperations } from "./probes.ts";
 import { securityOf, securitySchemes } from "./security.ts";
 
 /** The version of the package, given as the document's `info.version`. */
@@ -24,7 +25,7 @@ const tags = [
 /**
  * The OpenAPI 3.1 document of the service mounted at `basePath`, built from the operations
  * its router serves (`routes/operations.ts`), with the valibot schemas they parse with, and
- * the blob store's downloads. Operations are listed by tag, in the order of `tags`, and in
+ * the blob store's downloads and the probes. Operations are listed by tag, in the order of `tags`, and in
  * the order given within a tag; `components.schemas` in the order they are first referred to.
  */
 export function openApiDocument(basePath: string, routed: readonly Operation[]): SchemaObject {
@@ -34,7 +35,7 @@ export function openApiDocument(basePath: string, routed: readonly Operation[]):
     return { $ref: `#/components/schemas/${named.name}` };
   };
   const paths: Record<string, Record<string, SchemaObject>> = {};
-  for (const operation of byTag([...routed, ...downloadOperations])) {
+  for (const operation of byTag([...routed, ...downloadOperations, ...probeOperations])) {
     const path = openApiPath(operation.documentPath ?? operation.path);
     paths[path] ??= {};
     paths[path][operation.method] = operationObject(operation, ref);
@@ -90,14 +91,22 @@ function operationObject(
     ...(operation.description ? { description: operation.description } : {}),
     tags: [operation.tag],
     "x-interface": operation.ref,
-    // Served before the router, by the blob store: the route table does not list it.
-    ...(operation.beforeRouter ? { "x-served-by": "blob store" } : {}),
+    // Served before the router: the route table does not list it.
+    ...(operation.beforeRouter ? { "x-served-by": operation.beforeRouter } : {}),
     security: securityOf[operation.auth],
     ...(parameters.length ? { parameters } : {}),
     ...(operation.body ? { requestBody: requestBody(operation.body, ref) } : {}),
     responses: {
       "200": { description: response.description, content: successContent(response.schema, ref) },
       ...failureResponses(operation, ref),
+      ...(operation.alsoAnswers
+        ? {
+            [operation.alsoAnswers.status]: {
+              description: operation.alsoAnswers.description,
+              content: { "application/json": { schema: ref(operation.alsoAnswers.schema) } },
+            },
+          }
+        : {}),
     },
   };
 }

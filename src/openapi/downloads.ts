@@ -33,6 +33,6 @@ export const downloadOperations: Operation[] = (["get", "head"] as const).map(
     response: { description: "The file.", schema: "download" },
     // 403: the link is not genuine, or has expired; 404: no such file.
     failures: [403, 404, 500, 503],
-    beforeRouter: true,
+    beforeRouter: "blob store",
   }),
 );

@@ -64,8 +64,13 @@ export interface Operation {
    * derives from the rest of the operation.
    */
   failures?: readonly number[];
-  /** Not a route of the router: served before it (the fs blob store's downloads). */
-  beforeRouter?: true;
+  /** Another answer than a failure envelope, such as `/readyz`'s 503. */
+  alsoAnswers?: { status: number; description: string; schema: NamedSchema };
+  /**
+   * Not a route of the router: served before it, by the blob store (the fs store's
+   * downloads) or by the service itself (the probes).
+   */
+  beforeRouter?: "blob store" | "service";
 }
 
 /**

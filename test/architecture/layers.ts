@@ -61,7 +61,13 @@ export const layers: Layer[] = [
   },
   {
     name: "service",
-    files: ["src/service.ts", "src/service-options.ts", "src/request-server.ts", "src/index.ts"],
+    files: [
+      "src/service.ts",
+      "src/service-options.ts",
+      "src/request-server.ts",
+      "src/probes.ts",
+      "src/index.ts",
+    ],
     mayImport: [
       "routes",
       "admin",

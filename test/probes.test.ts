@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createMemoryBlobStore } from "../adapters/memory/index.ts";
+import { createMemoryBlobStore, createMemoryStore } from "../adapters/memory/index.ts";
 import { createFormService, type FormServiceOptions } from "../src/index.ts";
 import type { Store } from "../src/ports/index.ts";
 import { heldStore } from "./held-store.ts";
@@ -69,7 +69,7 @@ describe("liveness and readiness", () => {
 
   it("names the blob store and the embedder's own checks that fail", async () => {
     const blobs = createMemoryBlobStore();
-    const service = serviceOn(breakable(await storeKinds("memory")[0]![1]()).store, {
+    const service = serviceOn(breakable(createMemoryStore()).store, {
       blobs: { ...blobs, get: () => Promise.reject(new Error("unreachable")) },
       readinessChecks: {
         queue: () => Promise.resolve(),
@@ -85,7 +85,7 @@ describe("liveness and readiness", () => {
   });
 
   it("answers /readyz 503 at once when a stop begins, /healthz 200 still, and other methods 405", async () => {
-    const held = heldStore(await storeKinds("memory")[0]![1]());
+    const held = heldStore(createMemoryStore());
     const service = serviceOn(held.store, { adminSecret: "a" });
     const user = await service.admin.createAccount({ email: "a@example.com" });
     const hold = held.hold({ method: "get", collection: "tokens" });
@@ -103,7 +103,7 @@ describe("liveness and readiness", () => {
   });
 
   it("lists the requests a stop cut off by route pattern once its signal aborts", async () => {
-    const broken = breakable(await storeKinds("memory")[0]![1]());
+    const broken = breakable(createMemoryStore());
     const service = serviceOn(broken.store);
     broken.hang();
     const stuck = service.fetch(

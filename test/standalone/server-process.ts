@@ -4,6 +4,9 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
+import { type ClientRequest, request } from "node:http";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   root,
   type StandaloneServer,
@@ -53,4 +56,40 @@ export function commandLine(pid: number): Promise<string[]> {
     (text) => text.split("\0").filter(Boolean),
     () => [],
   );
+}
+
+/** Polls `check` every 50 ms until it holds, for at most `attempts` tries. */
+export async function eventually(check: () => Promise<boolean>, attempts = 200): Promise<boolean> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (await check()) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+/**
+ * An upload (S3) to `url` of a file for `field` whose client stalls after 300 kB of the
+ * 900 kB it announced, once the server under `dataDir` is writing it (a partial file is
+ * there); `null` if it never started writing. Destroy the request to end it.
+ */
+export async function stalledUpload(
+  url: string,
+  field: string,
+  dataDir: string,
+): Promise<ClientRequest | null> {
+  const boundary = "----formwork-stalled";
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="cv.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const upload = request(url, {
+    method: "POST",
+    headers: {
+      "content-type": `multipart/form-data; boundary=${boundary}`,
+      "content-length": String(head.length + 900_000),
+    },
+  });
+  upload.on("error", () => {});
+  upload.write(head);
+  upload.write(new Uint8Array(300_000));
+  const partial = join(dataDir, "files", ".partial");
+  const writing = await eventually(async () => (await readdir(partial).catch(() => [])).length > 0);
+  return writing ? upload : null;
 }

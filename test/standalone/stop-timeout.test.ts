@@ -1,24 +1,15 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { request } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { conformingHttpFetch } from "../openapi/conformance.ts";
-import { start, stop } from "./server-process.ts";
+import { stalledUpload, start, stop } from "./server-process.ts";
 
 /** The server's answers, each checked against the OpenAPI document on the way. */
 const fetch = conformingHttpFetch("");
 const stopTimeoutMs = 1500;
-
-async function until(check: () => Promise<boolean>): Promise<boolean> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    if (await check()) return true;
-    await sleep(25);
-  }
-  return false;
-}
 
 describe("a stop that ends", () => {
   const dirs: string[] = [];
@@ -68,20 +59,12 @@ describe("a stop that ends", () => {
     assert.deepEqual(await call("/readyz"), { status: "ready", failed: [] });
 
     // An upload whose body never finishes: its client stalls after a third.
-    const boundary = "----formwork-stalled";
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="cv_2"; filename="cv.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-    const stalled = request(`${base}/api/form/${form.id}/submissionattachment`, {
-      method: "POST",
-      headers: {
-        "content-type": `multipart/form-data; boundary=${boundary}`,
-        "content-length": String(head.length + 900_000),
-      },
-    });
-    stalled.on("error", () => {});
-    stalled.write(head);
-    stalled.write(new Uint8Array(300_000));
-    const partial = join(dataDir, "files", ".partial");
-    assert.ok(await until(async () => (await readdir(partial).catch(() => [])).length > 0));
+    const stalled = await stalledUpload(
+      `${base}/api/form/${form.id}/submissionattachment`,
+      "cv_2",
+      dataDir,
+    );
+    assert.ok(stalled, "the upload never started writing");
 
     const signalled = performance.now();
     child.kill("SIGTERM");

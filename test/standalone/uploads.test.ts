@@ -1,23 +1,12 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { uploadFile } from "../../bench/multipart-upload.ts";
 import { conformingHttpFetch } from "../openapi/conformance.ts";
-import { freePort, start, stop } from "./server-process.ts";
-
-/** Polls `check` every 50 ms until it holds, for at most `attempts` tries. */
-async function eventually(check: () => Promise<boolean>, attempts = 200): Promise<boolean> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    if (await check()) return true;
-    await sleep(50);
-  }
-  return false;
-}
+import { eventually, freePort, stalledUpload, start, stop } from "./server-process.ts";
 
 /** The server's answers, each checked against the OpenAPI document on the way. */
 const fetch = conformingHttpFetch("");
@@ -139,30 +128,14 @@ describe("standalone server uploads", () => {
     const { server, dataDir, formId } = await serverWithForm([field], env);
     try {
       const url = `${server.base}/api/form/${formId}/submissionattachment`;
-      const boundary = "----formwork-test-boundary";
-      const head = `--${boundary}\r\nContent-Disposition: form-data; name="cv_1"; filename="cv.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-      const going = request(url, {
-        method: "POST",
-        headers: {
-          "content-type": `multipart/form-data; boundary=${boundary}`,
-          "content-length": String(head.length + 900_000),
-        },
-      });
-      going.on("error", () => {});
-      going.write(head);
-      going.write(new Uint8Array(300_000));
-      // The upload holds its bytes once its file is being written.
-      const partial = join(dataDir, "files", ".partial");
-      const writing = await eventually(
-        async () => (await readdir(partial).catch(() => [])).length > 0,
-      );
-      assert.ok(writing, "the upload never started writing");
+      const going = await stalledUpload(url, "cv_1", dataDir);
+      assert.ok(going, "the upload never started writing");
       going.destroy();
       const next = await eventually(
         async () => (await uploadFile(url, "cv_1", 1024)).status === 200,
       );
       assert.ok(next, "the cap stayed full after the client went away");
-      assert.equal((await readdir(partial)).length, 0);
+      assert.equal((await readdir(join(dataDir, "files", ".partial"))).length, 0);
     } finally {
       await stop(server.child);
     }

@@ -11,8 +11,9 @@
  * S2; and when the form needs a challenge, it fetches one and solves it (ALTCHA, with
  * altcha-lib's solver) before each S3 and S2, as each solution is good for one request.
  *
- * In another site's frame, it tells the framing page its height and each submission's id
- * (embedding.ts).
+ * A form of several pages is filled in as steps (steps.ts): Enter and Next move on once the
+ * step's fields pass the page's checks, and Submit posts on the last. In another site's
+ * frame, it tells the framing page its height and each submission's id (embedding.ts).
  */
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/web/sha";

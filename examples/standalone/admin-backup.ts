@@ -9,7 +9,6 @@ import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { extract } from "tar";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
@@ -19,6 +18,7 @@ import {
   BACKUP_PATH,
   DEFAULT_MAX_RATE,
 } from "./backup-route.ts";
+import { parseCommandLine } from "./cli-args.ts";
 import { readConfig } from "./config.ts";
 
 /** The usage of `backup`, for `--help` and usage errors. */
@@ -41,7 +41,7 @@ export async function runBackup(argv: string[]): Promise<number> {
   let folder: string;
   let values: { url?: string; "admin-secret"?: string; "max-rate"?: string; help?: boolean };
   try {
-    const parsed = parseArgs({
+    const parsed = parseCommandLine({
       args: argv,
       allowPositionals: true,
       options: {

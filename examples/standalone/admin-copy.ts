@@ -11,12 +11,12 @@
  */
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { type CopyReport, copyStore } from "formwork";
 import { createAzureBlobStore } from "formwork/adapters/azure-blob";
 import { createCosmosStore } from "formwork/adapters/cosmos";
 import { createFsBlobStore } from "formwork/adapters/fs";
 import { type AzureConfig, cosmosOptionsOf, readAzureConfig } from "../azure/config.ts";
+import { parseCommandLine } from "./cli-args.ts";
 import { copyProgress } from "./copy-progress.ts";
 import { openDataStore, recordsFolder } from "./data-store.ts";
 
@@ -34,7 +34,7 @@ every collection matches.`;
 export async function runCopy(argv: string[]): Promise<number> {
   let to: string | undefined;
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandLine({
       args: argv,
       allowPositionals: true,
       options: { to: { type: "string" }, help: { type: "boolean", short: "h" } },

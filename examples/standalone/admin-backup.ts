@@ -11,6 +11,7 @@ import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { Presets, SingleBar } from "cli-progress";
 import { extract } from "tar";
+import { adminProgram } from "./admin-commands.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
 import {
   BACKUP_BYTES_HEADER,
@@ -22,7 +23,7 @@ import { parseCommandLine } from "./cli-args.ts";
 import { readConfig } from "./config.ts";
 
 /** The usage of `backup`, for `--help` and usage errors. */
-export const backupUsage = `usage: npm run admin -- backup <folder> [--max-rate <MiB/s>] [--url <url>] [--admin-secret <secret>]
+export const backupUsage = `usage: ${adminProgram.name} backup <folder> [--max-rate <MiB/s>] [--url <url>] [--admin-secret <secret>]
 
 Back up the running server's data while it goes on serving.
 Writes into <folder> (created if missing; it must be empty) a copy of DATA_DIR holding

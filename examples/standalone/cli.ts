@@ -8,7 +8,7 @@
  *   formwork admin <command> …      the admin CLI (admin-cli.ts)
  *   formwork verify | backup | copy the admin CLI's offline and backup commands, directly
  */
-import { commands as adminCommands } from "./admin-commands.ts";
+import { commands as adminCommands, adminProgram } from "./admin-commands.ts";
 
 /** The commands of `formwork`, as `--help` lists them. */
 export const cliCommands = [
@@ -50,6 +50,7 @@ const needs: Record<string, string> = {
 /** Runs `formwork` on `argv`. @returns the exit code, or `undefined` for a server that runs on */
 export async function runCli(argv: string[]): Promise<number | undefined> {
   const [name, ...rest] = argv;
+  adminProgram.name = "npx formwork admin";
   if (name === undefined || name === "--help" || name === "-h" || (name === "help" && !rest[0])) {
     console.log(cliUsage());
     return name === undefined ? 2 : 0;

@@ -1,7 +1,7 @@
 /**
  * Runs the standalone server as a child process of a bench, started as `npm start` does
- * (`node` on the bundle `build/standalone/server.js`, built by `npm ci`'s `prepare`
- * script), so that the child's pid is the process that serves: no wrapper process
+ * (`node` on the bundle `build/standalone/server.js`, which `npm run bench` builds first),
+ * so that the child's pid is the process that serves: no wrapper process
  * whose memory would be measured instead.
  */
 import { type ChildProcess, spawn } from "node:child_process";

@@ -12,6 +12,7 @@
 import { createFormService } from "formwork";
 import { createFsBlobStore } from "formwork/adapters/fs";
 import { createLowdbStore } from "formwork/adapters/lowdb";
+import { startNotes } from "../start-notes.ts";
 
 // The little of Deno's API used here, so that this file type-checks without Deno's types.
 declare const Deno: {
@@ -19,7 +20,7 @@ declare const Deno: {
   addSignalListener(signal: "SIGINT" | "SIGTERM", handler: () => void): void;
   exit(code: number): never;
   serve(
-    options: { port: number; hostname?: string },
+    options: { port: number; hostname?: string; onListen?(address: { port: number }): void },
     handler: (
       request: Request,
       info: { remoteAddr: { hostname: string } },
@@ -45,9 +46,20 @@ const service = createFormService({
   adminSecret: Deno.env.get("ADMIN_SECRET"),
 });
 
-// Deno prints `Listening on http://127.0.0.1:<port>/` once it serves.
-const server = Deno.serve({ port, hostname: "127.0.0.1" }, (request, info) =>
-  service.fetch(request, { clientAddress: info.remoteAddr.hostname }),
+// Deno prints `Listening on http://127.0.0.1:<port>/` once it serves, then the notes.
+const server = Deno.serve(
+  {
+    port,
+    hostname: "127.0.0.1",
+    onListen: ({ port }) => {
+      console.log(`Listening on http://127.0.0.1:${port}/`);
+      const url = `http://127.0.0.1:${port}`;
+      for (const line of startNotes({ dataDir, url, adminApi: !!Deno.env.get("ADMIN_SECRET") })) {
+        console.log(line);
+      }
+    },
+  },
+  (request, info) => service.fetch(request, { clientAddress: info.remoteAddr.hostname }),
 );
 const stop = async () => {
   await server.shutdown(); // finishes the requests in flight

@@ -9,9 +9,9 @@ import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { extract } from "tar";
+import { adminProgram } from "./admin-commands.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
 import {
   BACKUP_BYTES_HEADER,
@@ -19,10 +19,11 @@ import {
   BACKUP_PATH,
   DEFAULT_MAX_RATE,
 } from "./backup-route.ts";
+import { parseCommandLine } from "./cli-args.ts";
 import { readConfig } from "./config.ts";
 
 /** The usage of `backup`, for `--help` and usage errors. */
-export const backupUsage = `usage: npm run admin -- backup <folder> [--max-rate <MiB/s>] [--url <url>] [--admin-secret <secret>]
+export const backupUsage = `usage: ${adminProgram.name} backup <folder> [--max-rate <MiB/s>] [--url <url>] [--admin-secret <secret>]
 
 Back up the running server's data while it goes on serving.
 Writes into <folder> (created if missing; it must be empty) a copy of DATA_DIR holding
@@ -41,7 +42,7 @@ export async function runBackup(argv: string[]): Promise<number> {
   let folder: string;
   let values: { url?: string; "admin-secret"?: string; "max-rate"?: string; help?: boolean };
   try {
-    const parsed = parseArgs({
+    const parsed = parseCommandLine({
       args: argv,
       allowPositionals: true,
       options: {

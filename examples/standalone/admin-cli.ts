@@ -17,12 +17,15 @@
  * `PORT`) and its admin secret (`ADMIN_SECRET`, else the file in `DATA_DIR`) by itself.
  * Exit codes: 0 done, 1 the server refused or could not be reached, 2 a usage error.
  */
-import { parseArgs } from "node:util";
+import { realpathSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { type AdminCommand, commandNamed, commandUsage, usage } from "./admin-commands.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
+import { parseCommandLine } from "./cli-args.ts";
 import { readConfig } from "./config.ts";
 
-async function main(argv: string[]): Promise<number> {
+/** Runs the admin CLI on `argv` (the arguments after `admin`). @returns the exit code */
+export async function runAdmin(argv: string[]): Promise<number> {
   // Commands with a module of their own, loaded only for them: the offline ones work on
   // DATA_DIR itself (they bring the store adapters and the Azure SDKs); backup streams.
   const helped = argv[0] === "help" && argv.length === 2;
@@ -83,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function parse(argv: string[]) {
-  return parseArgs({
+  return parseCommandLine({
     args: argv,
     allowPositionals: true,
     options: {
@@ -138,13 +141,22 @@ async function send(command: AdminCommand, value: string, base: string, secret: 
   return answer;
 }
 
-// exitCode rather than exit(): a piped stdout is written asynchronously on some systems.
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+/** Runs `run`, then sets the exit code, or prints the error on one line and sets 1. */
+export function exitWhenDone(run: Promise<number>) {
+  // exitCode rather than exit(): a piped stdout is written asynchronously on some systems.
+  run.then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+// Run as a script (`npm run admin`, the tests); `formwork admin` imports it instead.
+const script = process.argv[1];
+if (script && import.meta.url === pathToFileURL(realpathSync(script)).href) {
+  exitWhenDone(runAdmin(process.argv.slice(2)));
+}

@@ -1,5 +1,11 @@
 /** The admin CLI's commands: what each needs, the admin API request it makes, its usage. */
 
+/**
+ * How usages and messages name the admin CLI: `npm run admin --` in this repository,
+ * `npx formwork admin` when the package's `formwork` command runs it (cli.ts sets it).
+ */
+export const adminProgram = { name: "npm run admin --" };
+
 /** An admin API request, relative to the server's address. */
 export interface AdminRequest {
   method: "GET" | "POST" | "DELETE";
@@ -106,7 +112,7 @@ export function usage(): string {
   ];
   const width = Math.max(...lines.map(([left]) => left?.length ?? 0)) + 2;
   return [
-    "usage: npm run admin -- <command> [options]",
+    `usage: ${adminProgram.name} <command> [options]`,
     "",
     "commands:",
     ...lines.map(([left = "", right = ""]) => `  ${left.padEnd(width)}${right}`),
@@ -118,7 +124,7 @@ export function usage(): string {
 /** The usage of one command. */
 export function commandUsage(command: AdminCommand): string {
   return [
-    `usage: npm run admin -- ${synopsis(command)} [--url <url>] [--admin-secret <secret>]`,
+    `usage: ${adminProgram.name} ${synopsis(command)} [--url <url>] [--admin-secret <secret>]`,
     "",
     `${command.summary[0]?.toUpperCase()}${command.summary.slice(1)}.`,
     command.note,

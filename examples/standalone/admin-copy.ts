@@ -11,17 +11,18 @@
  */
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { type CopyReport, copyStore } from "formwork";
 import { createAzureBlobStore } from "formwork/adapters/azure-blob";
 import { createCosmosStore } from "formwork/adapters/cosmos";
 import { createFsBlobStore } from "formwork/adapters/fs";
 import { type AzureConfig, cosmosOptionsOf, readAzureConfig } from "../azure/config.ts";
+import { adminProgram } from "./admin-commands.ts";
+import { parseCommandLine } from "./cli-args.ts";
 import { copyProgress } from "./copy-progress.ts";
 import { openDataStore, recordsFolder } from "./data-store.ts";
 
 /** The usage of `copy`. */
-export const copyUsage = `usage: npm run admin -- copy --to cosmos
+export const copyUsage = `usage: ${adminProgram.name} copy --to cosmos
 
 Copies every record and file of the standalone server's DATA_DIR (stop the server
 first) to the Cosmos DB container and the Azure Blob Storage account that COSMOS_ENDPOINT,
@@ -34,7 +35,7 @@ every collection matches.`;
 export async function runCopy(argv: string[]): Promise<number> {
   let to: string | undefined;
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandLine({
       args: argv,
       allowPositionals: true,
       options: { to: { type: "string" }, help: { type: "boolean", short: "h" } },

@@ -197,13 +197,21 @@ export async function secureDataDir(config: ServerConfig): Promise<void> {
   await chmod(config.dataDir, 0o700);
 }
 
+/**
+ * A secret the server makes for itself: 32 random bytes in hex, so that it never starts with
+ * `-`, which the admin CLI's `--admin-secret <secret>` would take for an option.
+ */
+export function newKeptSecret(): string {
+  return randomBytes(32).toString("hex");
+}
+
 async function keptSecret(dataDir: string, file: string): Promise<string> {
   try {
     return (await readFile(file, "utf8")).trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  const secret = randomBytes(32).toString("base64url");
+  const secret = newKeptSecret();
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
   return secret;

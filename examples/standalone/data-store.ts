@@ -2,6 +2,7 @@
  * Opening the lowdb store in `DATA_DIR/records`, as the server and the offline admin commands
  * do, with what each refusal means said in one line, never a stack.
  */
+
 import {
   createLowdbStore,
   JournalCorruptError,
@@ -9,6 +10,7 @@ import {
   SnapshotCorruptError,
   StoreLockedError,
 } from "formwork/adapters/lowdb";
+import { adminProgram } from "./admin-commands.ts";
 
 /** Where the store's records live under a data folder. */
 export function recordsFolder(dataDir: string): string {
@@ -44,7 +46,7 @@ export function refusalOf(error: unknown, dataDir: string, advice = ""): string 
   if (error instanceof JournalCorruptError) return error.message;
   if (error instanceof SnapshotCorruptError) {
     // The journal's replay needs a damaged snapshot file.
-    return `${error.message}. Restore the folder from a backup, or run npm run admin -- repair: it moves the file aside and says which records it held`;
+    return `${error.message}. Restore the folder from a backup, or run ${adminProgram.name} repair: it moves the file aside and says which records it held`;
   }
   throw error;
 }

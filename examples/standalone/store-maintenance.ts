@@ -12,11 +12,12 @@ import {
   type StoreReport,
   verifyLowdbStore,
 } from "formwork/adapters/lowdb";
+import { adminProgram } from "./admin-commands.ts";
 import { readConfig } from "./config.ts";
 import { recordsFolder, refusalOf } from "./data-store.ts";
 import { type CounterFault, checkCounters } from "./store-check.ts";
 
-const help = `usage: npm run admin -- verify | repair
+const help = `usage: ${adminProgram.name} verify | repair
 
 Run on a stopped server's DATA_DIR (the records in DATA_DIR/records).
 verify  checks every journal entry's checksum, every manifest's and segment file's checksum
@@ -57,7 +58,8 @@ async function verify(directory: string): Promise<number> {
   } else console.log("note: counters not checked: repair the files first");
   const faults = report.faults.length + counters.length;
   console.log(`verify: ${summary(report)}: ${plural(faults, "fault")}`);
-  if (faults > 0) console.log("verify: to repair: npm run admin -- repair (copy DATA_DIR first)");
+  if (faults > 0)
+    console.log(`verify: to repair: ${adminProgram.name} repair (copy DATA_DIR first)`);
   return faults > 0 ? 1 : 0;
 }
 

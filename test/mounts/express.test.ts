@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { getRequestListener } from "@hono/node-server";
 import express from "express";
@@ -8,6 +11,7 @@ import { createFormService } from "formwork";
 import { createMemoryStore } from "formwork/adapters/memory";
 import { createApp } from "../../examples/express/app.ts";
 import { conformingHttpFetch } from "../openapi/conformance.ts";
+import { admin, startExample } from "./example-server.ts";
 import { type Running, startApp, walkThrough } from "./walkthrough.ts";
 
 describe("the Express example, formwork under /forms", () => {
@@ -58,5 +62,39 @@ describe("the Express example, formwork under /forms", () => {
     const response = await conformingHttpFetch("/forms")(`${running.origin}/forms/openapi.json`);
     assert.equal(response.status, 200);
     assert.deepEqual((await response.json()).servers, [{ url: "/forms" }]);
+  });
+
+  it("says at start where its data is and how the admin CLI reaches it", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "formwork-express-"));
+    // A secret starting with -, as the admin CLI must take it.
+    const example = await startExample("express", { DATA_DIR: dataDir, ADMIN_SECRET: "-S-abc" });
+    try {
+      const url = `http://127.0.0.1:${example.port}/forms`;
+      assert.equal(
+        example.output,
+        [
+          `express example listening on ${url}`,
+          `data folder: ${dataDir} (records and files; DATA_DIR sets it)`,
+          `admin API: ${url}/api/admin, with the ADMIN_SECRET it started with: npm run admin -- list-accounts --url ${url} --admin-secret "$ADMIN_SECRET"`,
+          "",
+        ].join("\n"),
+      );
+      const made = await admin([
+        "create-account",
+        "--email",
+        "ada@example.com",
+        "--url",
+        url,
+        "--admin-secret",
+        "-S-abc",
+      ]);
+      assert.equal(made.code, 0, made.stderr);
+      const listed = await admin(["list-accounts", "--url", url, "--admin-secret", "-S-abc"]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(JSON.parse(listed.stdout)[0].email, "ada@example.com");
+    } finally {
+      await example.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

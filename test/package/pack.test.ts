@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { freePort } from "../standalone/server-process.ts";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -109,12 +111,17 @@ describe("the npm package", { timeout: 180_000 }, () => {
     for (const file of files) {
       assert.ok(
         /^dist\/.*\.(js|d\.ts)$/.test(file) ||
-          /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(file),
+          // The bundle of the formwork command: maps name TypeScript lines, without the sources.
+          /^dist\/standalone\/[\w-]+\.js(\.map|\.LEGAL\.txt)?$/.test(file) ||
+          /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|bin\/formwork\.js)$/.test(file),
         `${file} should not be in the package`,
       );
       assert.doesNotMatch(file, /\.test\.|^dist\/(test|examples|bench)\//);
     }
     assert.ok(files.includes("LICENSE"), "the MIT licence text ships with the package");
+    for (const bin of Object.values(pkg.bin as Record<string, string>)) {
+      assert.ok(files.includes(bin), `the bin ${bin} is in the package`);
+    }
     for (const subpath of subpaths) {
       const entry = pkg.exports[subpath];
       assert.equal(
@@ -271,6 +278,88 @@ describe("the npm package", { timeout: 180_000 }, () => {
       assert.match(await failure(withLowdb, "lowdb"), /Cannot find package 'proper-lockfile'/);
       assert.match(await failure(bare, "smtp"), /Cannot find package 'nodemailer'/);
       assert.match(await failure(bare, "cosmos"), /Cannot find package '@azure\/cosmos'/);
+    });
+  });
+
+  describe("installed with its scripts, as a user installs it", () => {
+    let project = "";
+    let installed = "";
+    before(async () => {
+      // Installed after the projects above, which leave in npm's cache all that it needs.
+      project = join(dir, "user");
+      await mkdir(project);
+      await writeFile(
+        join(project, "package.json"),
+        JSON.stringify({ name: "user", private: true }),
+      );
+      const flags = ["--no-audit", "--no-fund", "--offline"];
+      const result = await run("npm", ["install", tarball, ...flags], {
+        cwd: project,
+        env: cleanEnv(),
+      });
+      installed = `${result.stdout}${result.stderr}`;
+    });
+
+    it("runs none of the package's scripts and warns about none", () => {
+      const manifest = pkg.scripts as Record<string, string>;
+      for (const name of ["preinstall", "install", "postinstall", "prepare"]) {
+        assert.equal(manifest[name], undefined, `a ${name} script runs on the user's install`);
+      }
+      assert.doesNotMatch(installed, /install-scripts|allowScripts|prepare|formwork@/, installed);
+    });
+
+    it("runs npx formwork --help", async () => {
+      const { stdout } = await run("npx", ["--offline", "formwork", "--help"], {
+        cwd: project,
+        env: cleanEnv(),
+      });
+      assert.match(stdout, /^usage: formwork <command>/);
+      for (const name of ["start", "dev:azure", "admin", "verify", "backup", "copy"]) {
+        assert.match(stdout, new RegExp(`^  ${name}\\b`, "m"), name);
+      }
+    });
+
+    it("starts the standalone server with npx formwork start, and stops it", async () => {
+      const port = await freePort();
+      const npx = spawn("npx", ["--offline", "formwork", "start"], {
+        cwd: project,
+        env: { ...cleanEnv(), PORT: String(port), DATA_DIR: join(project, "data") },
+        stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group: npx, sh and the server all get the SIGTERM.
+        detached: true,
+      });
+      let output = "";
+      const listening = new Promise<void>((resolve, reject) => {
+        const read = (chunk: Buffer) => {
+          output += chunk;
+          if (output.includes(`listening on http://127.0.0.1:${port}`)) resolve();
+        };
+        npx.stdout.on("data", read);
+        npx.stderr.on("data", read);
+        npx.once("exit", (code) =>
+          reject(new Error(`npx formwork start exited (${code}):\n${output}`)),
+        );
+      });
+      try {
+        await listening;
+        const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+        assert.equal(health.status, 200);
+        const secret = await readFile(join(project, "data", "admin-secret"), "utf8");
+        assert.doesNotMatch(secret, /^-/);
+      } finally {
+        process.kill(-(npx.pid as number), "SIGTERM");
+      }
+      await once(npx, "exit");
+      // The server itself is gone once its port refuses.
+      for (let tries = 0; ; tries++) {
+        const answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          () => true,
+          () => false,
+        );
+        if (!answered) break;
+        assert.ok(tries < 100, "the server still answers 10 s after SIGTERM");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     });
   });
 });

@@ -1,9 +1,14 @@
 import { Buffer } from "node:buffer";
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 
-/** A new random secret: 32 bytes, base64url. */
+const letterOrDigit = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/**
+ * A new random secret: a letter or digit, then 32 random bytes in base64url. It never
+ * starts with `-`, which a command line would take for an option.
+ */
 export function newSecret(): string {
-  return randomBytes(32).toString("base64url");
+  return `${letterOrDigit[randomInt(letterOrDigit.length)]}${randomBytes(32).toString("base64url")}`;
 }
 
 /**

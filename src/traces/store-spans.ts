@@ -1,4 +1,4 @@
-import { type Attributes, SpanKind, type Tracer } from "@opentelemetry/api";
+import { type Attributes, context, SpanKind, type Tracer, trace } from "@opentelemetry/api";
 import { type BatchOp, type Store, StoreConflictError, type StoreRecord } from "../ports/store.ts";
 import { spanFailed } from "./tracer.ts";
 
@@ -20,7 +20,10 @@ export function tracedStore(store: Store, tracer: Tracer): Store {
     const name = collection ? `store.${operation} ${collection}` : `store.${operation}`;
     const attributes: Attributes = { "db.operation.name": operation, ...more };
     if (collection) attributes["db.collection.name"] = collection;
-    return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+    // No provider: no context to enter and nothing to end, so no cost beyond the no-op span.
+    if (!span.isRecording()) return run();
+    return context.with(trace.setSpan(context.active(), span), async () => {
       try {
         return await run();
       } catch (error) {

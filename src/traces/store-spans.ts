@@ -11,6 +11,20 @@ import { spanFailed } from "./tracer.ts";
  * provider each span is the API's no-op one (a few hundred nanoseconds a call).
  */
 export function tracedStore(store: Store, tracer: Tracer): Store {
+  // One wrapper per store: services over one store share what is kept per store (the
+  // counter turns of domain/quotas/counter-turns.ts).
+  let traced = wrappers.get(store);
+  if (!traced) {
+    traced = wrap(store, tracer);
+    wrappers.set(store, traced);
+  }
+  return traced;
+}
+
+/** The traced wrapper of each store wrapped so far. */
+const wrappers = new WeakMap<Store, Store>();
+
+function wrap(store: Store, tracer: Tracer): Store {
   const call = <T>(
     operation: string,
     collection: string | undefined,

@@ -17,6 +17,9 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService } from "../../src/index.ts";
+import { StoreConflictError } from "../../src/ports/store.ts";
+import { tracedStore } from "../../src/traces/store-spans.ts";
+import { serviceTracer } from "../../src/traces/tracer.ts";
 import { request } from "../helpers.ts";
 import { eventually, startReceiver } from "../webhooks/receiver.ts";
 import { withWebhookForm } from "../webhooks/setup.ts";
@@ -102,6 +105,25 @@ describe("traces, with a tracer provider installed", () => {
       assert.ok(!values.includes(secret), `a span attribute holds ${secret}`);
     }
     assert.ok(!values.includes("/hook"), "a span attribute holds the webhook's path");
+  });
+
+  it("marks a store call that met a stale etag as a conflict", async () => {
+    const store = tracedStore(createMemoryStore(), serviceTracer());
+    exporter.reset();
+    await store.create("forms", "a-form", { id: "a-form" });
+    await assert.rejects(
+      store.replace("forms", "a-form", { id: "a-form" }, { ifMatch: '"stale"' }),
+      StoreConflictError,
+    );
+    const spans = exporter.getFinishedSpans();
+    assert.deepEqual(
+      spans.map((span) => span.name),
+      ["store.create forms", "store.replace forms"],
+    );
+    const replace = spans[1] as ReadableSpan;
+    assert.equal(replace.attributes["formwork.store.conflict"], "etag");
+    assert.equal(replace.attributes["error.type"], "StoreConflictError");
+    assert.equal(replace.status.code, SpanStatusCode.ERROR);
   });
 
   it("names a request that matched no route by its method, and fails a 5xx", async () => {

@@ -49,6 +49,12 @@ export function createProbes(sources: ProbeSources, basePath: string) {
   const paths = { health: `${basePath}/healthz`, ready: `${basePath}/readyz` };
   return {
     ready,
+    /** The route of a probe request (its path), or `null` for any other request. */
+    routeOf(request: Request): string | null {
+      if (!request.url.includes("z")) return null;
+      const path = new URL(request.url).pathname;
+      return path === paths.health || path === paths.ready ? path : null;
+    },
     /** The answer to a probe, or `null` for any other request. */
     answer(request: Request): Promise<Response> | null {
       // Cheap on every other request: no URL parsed unless the path may be a probe's.

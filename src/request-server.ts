@@ -69,6 +69,8 @@ export function requestServer(
       : null;
     const routed = request as RouteRequest;
     let response = download;
+    // Named for the stop report and the request's span (routeOf) as for the log line.
+    if (download) routed.route = downloadRoute;
     if (!response) {
       routed.clientAddress = clientAddressOf(request, connection, trustProxy);
       routed.hostBody = connection?.body;

@@ -4,6 +4,7 @@
  * their request) and hands requests to the request server (request-server.ts); `close`
  * stops them in order.
  */
+import type { Tracer } from "@opentelemetry/api";
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
@@ -20,13 +21,17 @@ import { sweepUsedSolutions } from "./domain/settings/index.ts";
 import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
-import { createRequestLog } from "./http/request-log.ts";
+import { createRequestLog, unknownRoute } from "./http/request-log.ts";
 import { ServiceError } from "./kernel/errors.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
 import { createProbes, type Readiness } from "./probes.ts";
 import { type ConnectionInfo, requestServer } from "./request-server.ts";
 import { failureResponse } from "./routes/router.ts";
 import { type FormServiceOptions, limitsOf, normaliseBasePath } from "./service-options.ts";
+import { tracedDestinations, tracedMailer, tracedSender } from "./traces/delivery-spans.ts";
+import { traceRequest } from "./traces/request-spans.ts";
+import { tracedStore } from "./traces/store-spans.ts";
+import { serviceTracer } from "./traces/tracer.ts";
 import { createNetworkDestinations } from "./webhooks/destinations.ts";
 import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
 
@@ -94,12 +99,16 @@ export function createFormService(options: FormServiceOptions): FormService {
     const kept = task.then(() => {}, onError).finally(() => running.delete(kept));
     running.add(kept);
   };
-  const sender =
+  // Spans go to the provider the embedder installed, or nowhere (docs/design.md §10).
+  const tracer = serviceTracer();
+  const sender = tracedSender(
     options.webhookSender ??
-    createHttpWebhookSender({
-      allowPrivateDestinations: options.allowPrivateWebhookDestinations ?? false,
-    });
-  const ctx = contextOf(options, sender, keepRunning, () => worker?.nudge());
+      createHttpWebhookSender({
+        allowPrivateDestinations: options.allowPrivateWebhookDestinations ?? false,
+      }),
+    tracer,
+  );
+  const ctx = contextOf(options, sender, keepRunning, () => worker?.nudge(), tracer);
   const pollMs = options.webhookPollMs ?? 1000;
   const worker =
     pollMs > 0
@@ -127,17 +136,27 @@ export function createFormService(options: FormServiceOptions): FormService {
   );
   const sweeps = startSweeps(ctx, options.sweepIntervalMs ?? 600_000, onError);
   const requests = trackInFlight();
+  const routeOf = (request: Request) => {
+    const route = probes.routeOf(request) ?? serve.routeOf(request);
+    return route === unknownRoute ? null : route;
+  };
   const refusal = new ServiceError(
     "service_unavailable",
     "The service is stopping; nothing was changed. Try again shortly",
   );
   return {
     fetch: (request, connection) =>
-      probes.answer(request) ??
-      requests.admit(
+      traceRequest(
+        tracer,
         request,
-        () => serve.answer(request, connection),
-        () => withRequestId(failureResponse(refusal, request, basePath), requestIdOf(request)),
+        routeOf,
+        () =>
+          probes.answer(request) ??
+          requests.admit(
+            request,
+            () => serve.answer(request, connection),
+            () => withRequestId(failureResponse(refusal, request, basePath), requestIdOf(request)),
+          ),
       ),
     admin,
     sweepAttachments: sweeps.sweep,
@@ -192,13 +211,14 @@ function contextOf(
   webhookSender: WebhookSender,
   keepRunning: (task: Promise<unknown>) => void,
   nudgeWebhooks: () => void,
+  tracer: Tracer,
 ): Context {
   const allowPrivateWebhookDestinations = options.allowPrivateWebhookDestinations ?? false;
   return {
-    store: options.store,
+    store: tracedStore(options.store, tracer),
     blobs: options.blobs,
     webhookSender,
-    mailer: options.mailer,
+    mailer: options.mailer && tracedMailer(options.mailer, tracer),
     actions: {
       attemptMs: options.actionTimeoutMs ?? 5000,
       mailRetry: {
@@ -212,7 +232,10 @@ function contextOf(
     countryOf: options.countryOf ?? (() => ""),
     partners: resolvePartnerSettings(options.partners),
     limits: limitsOf(options.limits),
-    destinations: createNetworkDestinations(allowPrivateWebhookDestinations),
+    destinations: tracedDestinations(
+      createNetworkDestinations(allowPrivateWebhookDestinations),
+      tracer,
+    ),
     nudgeWebhooks,
     keepRunning,
   };

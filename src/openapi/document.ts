@@ -1,4 +1,5 @@
 import { systemNamePattern } from "../domain/forms/index.ts";
+import { packageVersion } from "../kernel/package-version.ts";
 import { guidPathSchema } from "../schemas/common.ts";
 import { downloadOperations } from "./downloads.ts";
 import { failureResponses } from "./failures.ts";
@@ -8,7 +9,7 @@ import { probeOperations } from "./probes.ts";
 import { securityOf, securitySchemes } from "./security.ts";
 
 /** The version of the package, given as the document's `info.version`. */
-export const packageVersion = "0.1.0";
+export { packageVersion };
 
 const tags = [
   { name: "Partner", description: "P1–P5: a partner platform's customers." },

@@ -32,6 +32,7 @@ export const layers: Layer[] = [
   { name: "schemas", files: ["src/schemas/*"], mayImport: ["domain-api", "kernel"] },
   { name: "http", files: ["src/http/*"], mayImport: ["kernel", "ports"] },
   { name: "webhooks", files: ["src/webhooks/*"], mayImport: ["kernel", "ports"] },
+  { name: "traces", files: ["src/traces/*"], mayImport: ["kernel", "ports"] },
   {
     name: "hosted-page",
     files: ["src/hosted-page/**"],
@@ -75,6 +76,7 @@ export const layers: Layer[] = [
       "auth",
       "http",
       "webhooks",
+      "traces",
       "domain-api",
       "kernel",
       "contracts",

@@ -3,12 +3,7 @@ import { describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { assertAccessible } from "./accessibility.ts";
 import { createHostedForm, hostedFields, settingsPath } from "./fixture.ts";
-import { browserSession, screenshot } from "./session.ts";
-
-const viewports = [
-  { name: "desktop", width: 1280, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import { browserSession, screenshot, viewports } from "./session.ts";
 
 /**
  * What each control of each step is called by assistive technology, by its role, and its id;
@@ -80,25 +75,9 @@ describe("hosted form page in Chromium: accessible (WCAG 2.1 AA)", { timeout: 12
   const s = browserSession();
   let forms: Promise<Record<string, string>> | undefined;
 
-  /** Creates a one-field form named `name` as alice, with settings `sections`. */
-  async function smallForm(name: string, sections: Record<string, unknown>) {
-    const created = await s.env.call("POST", "/api/restricted/form", {
-      as: s.alice,
-      body: {
-        form_configuration: { settings: { form_name: name, form_type: "classicsingle" } },
-        form_definition: {
-          pages: [{ fields: [{ unique_system_name: "name_1", type: "text", label: "Name" }] }],
-        },
-      },
-    });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const formId: string = created.body.id;
-    for (const [section, body] of Object.entries(sections)) {
-      const saved = await s.env.call("POST", settingsPath(formId, section), { as: s.alice, body });
-      assert.equal(saved.status, 200, JSON.stringify(saved.body));
-    }
-    return formId;
-  }
+  /** A one-field form named `name` as alice, with settings `sections`. */
+  const smallForm = (name: string, sections: Record<string, unknown>) =>
+    s.createForm(name, [{ unique_system_name: "name_1", type: "text", label: "Name" }], sections);
 
   /**
    * The forms of every state, made once: every field type of docs/design.md §5 on three

@@ -11,12 +11,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Frame, Page } from "playwright-core";
 import { settingsPath } from "./fixture.ts";
-import { browserSession, screenshot } from "./session.ts";
-
-const viewports = [
-  { name: "desktop", width: 1280, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import { browserSession, screenshot, viewports } from "./session.ts";
 
 const fields = [
   { unique_system_name: "name_1", type: "text", label: "Name", required: true },

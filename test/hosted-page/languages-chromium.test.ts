@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Page } from "playwright-core";
-import { settingsPath } from "./fixture.ts";
-import { browserSession, screenshot } from "./session.ts";
-
-/** Each test runs on a desktop window and on a 390 px phone. */
-const viewports = [
-  { name: "desktop", width: 1280, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import {
+  assertFits,
+  browserSession,
+  screenshot,
+  shownErrors,
+  summaryLinks,
+  viewports,
+} from "./session.ts";
 
 const fields = [
   { unique_system_name: "name_1", type: "text", label: "Name", required: true },
@@ -24,39 +23,12 @@ const fields = [
   { unique_system_name: "size_5", type: "select", label: "Größe", options: ["S", "M"] },
 ];
 
-/** The error messages shown under fields, in order. */
-const shownErrors = (page: Page) => page.locator(".error:not([hidden])").allTextContents();
-
-/** The texts of the error summary's links, in order. */
-const summaryLinks = (page: Page) => page.locator("#error-links a:visible").allTextContents();
-
-/** Asserts that the page fits its window's width: nothing scrolls sideways. */
-async function assertFits(page: Page, width: number) {
-  const scrolled = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(scrolled <= width, `${scrolled} px wide in a ${width} px window`);
-}
-
 describe("hosted form page in Chromium: in the form's language", { timeout: 120_000 }, () => {
   const s = browserSession();
 
   /** A one-page form of `fields` in German, as alice, with settings `sections`. */
-  async function germanForm(name: string, sections: Record<string, unknown>) {
-    const created = await s.env.call("POST", "/api/restricted/form", {
-      as: s.alice,
-      body: {
-        form_configuration: { settings: { form_name: name, form_type: "classicsingle" } },
-        form_definition: { pages: [{ fields }] },
-      },
-    });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const formId: string = created.body.id;
-    const all = { generalsettings: { language: "de" }, ...sections };
-    for (const [section, body] of Object.entries(all)) {
-      const saved = await s.env.call("POST", settingsPath(formId, section), { as: s.alice, body });
-      assert.equal(saved.status, 200, JSON.stringify(saved.body));
-    }
-    return formId;
-  }
+  const germanForm = (name: string, sections: Record<string, unknown>) =>
+    s.createForm(name, fields, { generalsettings: { language: "de" }, ...sections });
 
   /** Posts `values` through S2, anonymously. */
   const post = (formId: string, values: Record<string, string>) =>

@@ -1,49 +1,21 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Page } from "playwright-core";
-import { createHostedForm, settingsPath } from "./fixture.ts";
-import { browserSession, screenshot } from "./session.ts";
-
-/** Each test runs on a desktop window and on a 390 px phone. */
-const viewports = [
-  { name: "desktop", width: 1280, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
-
-/** The texts of the error summary's links, in order. */
-const summaryLinks = (page: Page) => page.locator("#error-links a:visible").allTextContents();
-
-/** Asserts that the page fits its window's width: nothing scrolls sideways. */
-async function assertFits(page: Page, width: number) {
-  const scrolled = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(scrolled <= width, `${scrolled} px wide in a ${width} px window`);
-}
-
-/** The error messages shown under fields, in order. */
-const shownErrors = (page: Page) => page.locator(".error:not([hidden])").allTextContents();
+import { createHostedForm } from "./fixture.ts";
+import {
+  assertFits,
+  browserSession,
+  screenshot,
+  shownErrors,
+  summaryLinks,
+  viewports,
+} from "./session.ts";
 
 describe("hosted form page in Chromium: live validation and state", {
   timeout: 240_000,
 }, () => {
   const s = browserSession();
 
-  /** Creates a one-page form of `fields` as alice, with settings `sections`. */
-  async function createForm(name: string, fields: unknown[], sections: Record<string, unknown>) {
-    const created = await s.env.call("POST", "/api/restricted/form", {
-      as: s.alice,
-      body: {
-        form_configuration: { settings: { form_name: name, form_type: "classicsingle" } },
-        form_definition: { pages: [{ fields }] },
-      },
-    });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const formId: string = created.body.id;
-    for (const [section, body] of Object.entries(sections)) {
-      const saved = await s.env.call("POST", settingsPath(formId, section), { as: s.alice, body });
-      assert.equal(saved.status, 200, JSON.stringify(saved.body));
-    }
-    return formId;
-  }
+  const createForm = s.createForm;
 
   async function openAt(viewport: (typeof viewports)[number], path: string) {
     const page = await s.openPage();

@@ -10,6 +10,25 @@ import { startServer } from "./server.ts";
 /** Where the end-to-end tests leave their screenshots (ignored by git). */
 export const artifacts = new URL("../artifacts/", import.meta.url);
 
+/** The windows the page is tried in: a desktop and a 390 px phone. */
+export const viewports = [
+  { name: "desktop", width: 1280, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+/** The error messages shown under fields, in order. */
+export const shownErrors = (page: Page) => page.locator(".error:not([hidden])").allTextContents();
+
+/** The texts of the error summary's links, in order. */
+export const summaryLinks = (page: Page) =>
+  page.locator("#error-links a:visible").allTextContents();
+
+/** Asserts that the page fits its window's width: nothing scrolls sideways. */
+export async function assertFits(page: Page, width: number) {
+  const scrolled = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(scrolled <= width, `${scrolled} px wide in a ${width} px window`);
+}
+
 /** The path of a screenshot under {@link artifacts}. */
 export const screenshot = (name: string) => new URL(name, artifacts).pathname;
 
@@ -49,6 +68,27 @@ export function browserSession(options: Partial<FormServiceOptions> = {}) {
         (route) => route.fulfill({ contentType: "text/html", body: "<p>Redirected</p>" }),
       );
       return page;
+    },
+    /**
+     * Creates a one-page form of `fields` named `name` as `alice`, then saves each settings
+     * section of `sections` (F2); answers its id.
+     */
+    async createForm(name: string, fields: unknown[], sections: Record<string, unknown> = {}) {
+      const created = await session.env.call("POST", "/api/restricted/form", {
+        as: session.alice,
+        body: {
+          form_configuration: { settings: { form_name: name, form_type: "classicsingle" } },
+          form_definition: { pages: [{ fields }] },
+        },
+      });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const formId: string = created.body.id;
+      for (const [section, body] of Object.entries(sections)) {
+        const path = `/api/restricted/form/${formId}/?updateSettingsOnly=1&settingsSection=${section}`;
+        const saved = await session.env.call("POST", path, { as: session.alice, body });
+        assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      }
+      return formId;
     },
     /** S5 of a form, as its owner `alice`. */
     async submissions(formId: string) {

@@ -2,13 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { settingsPath } from "./fixture.ts";
-import { browserSession, screenshot } from "./session.ts";
-
-/** Each test runs on a desktop window and on a 390 px phone. */
-const viewports = [
-  { name: "desktop", width: 1280, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import { browserSession, screenshot, viewports } from "./session.ts";
 
 /** An RSVP of three pages; the second shows only to a guest who is coming. */
 const rsvp = [

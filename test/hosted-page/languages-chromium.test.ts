@@ -30,16 +30,7 @@ describe("hosted form page in Chromium: in the form's language", { timeout: 120_
   const germanForm = (name: string, sections: Record<string, unknown>) =>
     s.createForm(name, fields, { generalsettings: { language: "de" }, ...sections });
 
-  /** Posts `values` through S2, anonymously. */
-  const post = (formId: string, values: Record<string, string>) =>
-    s.env.call("POST", `/api/form/${formId}/submission`, {
-      body: {
-        form_fields: Object.entries(values).map(([name, value]) => ({
-          unique_system_name: name,
-          submitted_value: value,
-        })),
-      },
-    });
+  const post = s.post;
 
   for (const viewport of viewports) {
     it(`shows German words live, in the summary and when closed (${viewport.name})`, async () => {

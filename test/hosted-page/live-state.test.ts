@@ -24,16 +24,7 @@ describe("hosted form page in Chromium: live validation and state", {
     return page;
   }
 
-  /** Posts `fields` through S2, anonymously. */
-  const post = (formId: string, fields: Record<string, string>) =>
-    s.env.call("POST", `/api/form/${formId}/submission`, {
-      body: {
-        form_fields: Object.entries(fields).map(([name, value]) => ({
-          unique_system_name: name,
-          submitted_value: value,
-        })),
-      },
-    });
+  const post = s.post;
 
   for (const viewport of viewports) {
     it(`says a form is closed, sold out, disabled or needs sign-in when the page loads, with no form (${viewport.name})`, async () => {

@@ -90,6 +90,17 @@ export function browserSession(options: Partial<FormServiceOptions> = {}) {
       }
       return formId;
     },
+    /** Posts `values` (by system name) through S2, anonymously. */
+    post(formId: string, values: Record<string, string>) {
+      return session.env.call("POST", `/api/form/${formId}/submission`, {
+        body: {
+          form_fields: Object.entries(values).map(([name, value]) => ({
+            unique_system_name: name,
+            submitted_value: value,
+          })),
+        },
+      });
+    },
     /** S5 of a form, as its owner `alice`. */
     async submissions(formId: string) {
       const listed = await session.env.call("GET", `/api/restricted/form/${formId}/submissions`, {

@@ -57,16 +57,24 @@ export function problemText(problem: FieldProblem): string {
   }
 }
 
-const plain: Record<string, FieldProblem> = {
-  "is required": { code: "required" },
-  "must be an e-mail address": { code: "not_email" },
-  "must be a number": { code: "not_number" },
-  "must be a date written YYYY-MM-DD": { code: "not_date" },
-  "must be attachment ids joined by |": { code: "not_attachments" },
-  "names an attachment more than once": { code: "repeated_attachment" },
-  "is not one of the options": { code: "not_an_option" },
-  "names an option more than once": { code: "repeated_option" },
-};
+/** The problems whose sentence names nothing but the problem. */
+type PlainProblem = Exclude<FieldProblem, { max: number } | { min: number } | { option: string }>;
+
+const plainCodes: PlainProblem["code"][] = [
+  "required",
+  "not_email",
+  "not_number",
+  "not_date",
+  "not_attachments",
+  "repeated_attachment",
+  "not_an_option",
+  "repeated_option",
+];
+
+/** Each plain problem by the sentence {@link problemText} writes for it. */
+const plain: Record<string, FieldProblem> = Object.fromEntries(
+  plainCodes.map((code) => [problemText({ code }), { code }]),
+);
 
 const numberText = "(-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?)";
 const counted: [RegExp, (n: number) => FieldProblem][] = [

@@ -8,6 +8,7 @@ import type { RateLimitOptions } from "./http/rate-limits.ts";
 import type { BlobStore } from "./ports/blob-store.ts";
 import type { Logger } from "./ports/logger.ts";
 import type { Mailer } from "./ports/mailer.ts";
+import type { Payments } from "./ports/payments.ts";
 import type { Store } from "./ports/store.ts";
 import type { RetryPolicy } from "./ports/webhook-retries.ts";
 import type { WebhookSender } from "./ports/webhook-sender.ts";
@@ -35,6 +36,12 @@ export interface FormServiceOptions {
    * @default undefined: no e-mail can be sent; each one a form calls for counts as failed
    */
   mailer?: Mailer;
+  /**
+   * Takes the payments of forms whose `paymentsettings` are enabled (docs/design.md §26),
+   * e.g. `createStripePayments(…)` from `formwork/adapters/stripe`.
+   * @default undefined: a form cannot enable payment (F2 answers 400)
+   */
+  payments?: Payments;
   /**
    * Milliseconds the first attempt of a confirmation e-mail or a destination post may take
    * within S2; both run at once, so S2 waits at most this long for them. A failed first

@@ -12,6 +12,16 @@ export { type DownloadRefusal, DownloadRefusedError } from "./download-refused.t
 export type { LogFields, Logger } from "./logger.ts";
 export { type Mailer, type MailMessage, MailRejectedError } from "./mailer.ts";
 export {
+  type Checkout,
+  type CheckoutRequest,
+  type CheckoutState,
+  type PaymentEvent,
+  PaymentEventRejectedError,
+  PaymentRefusedError,
+  type PaymentStatus,
+  type Payments,
+} from "./payments.ts";
+export {
   type BatchOp,
   type Condition,
   type Page,

@@ -4,7 +4,6 @@
  * their request) and hands requests to the request server (request-server.ts); `close`
  * stops them in order.
  */
-import type { Tracer } from "@opentelemetry/api";
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
@@ -18,19 +17,19 @@ import {
   sweepRetention,
 } from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
-import { startWebhookWorker } from "./domain/webhooks/index.ts";
+import { outboxBacklog, startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { createRequestLog, unknownRoute } from "./http/request-log.ts";
+import { instrumented, type WatchedPorts } from "./instrumented-ports.ts";
 import { ServiceError } from "./kernel/errors.ts";
-import type { WebhookSender } from "./ports/webhook-sender.ts";
+import { measureRequest } from "./metrics/request-metrics.ts";
+import { createServiceMetrics, type MetricsText } from "./metrics/service-metrics.ts";
 import { createProbes, type Readiness } from "./probes.ts";
 import { type ConnectionInfo, requestServer } from "./request-server.ts";
 import { failureResponse } from "./routes/router.ts";
 import { type FormServiceOptions, limitsOf, normaliseBasePath } from "./service-options.ts";
-import { tracedDestinations, tracedMailer, tracedSender } from "./traces/delivery-spans.ts";
 import { traceRequest } from "./traces/request-spans.ts";
-import { tracedStore } from "./traces/store-spans.ts";
 import { serviceTracer } from "./traces/tracer.ts";
 import { createNetworkDestinations } from "./webhooks/destinations.ts";
 import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
@@ -62,6 +61,12 @@ export interface FormService {
    * turned off), and every one of `readinessChecks` passes; `stopping` once `close` began.
    */
   ready(): Promise<Readiness>;
+  /**
+   * The service's Prometheus metrics (docs/design.md §10), in the text exposition format:
+   * serve `body` with `contentType` as the answer to a scrape, on a port of its own.
+   * @throws {TypeError} (a rejection) when the service was created without `metrics`.
+   */
+  metrics(): Promise<MetricsText>;
   /**
    * Stops the service: `/readyz` answers 503 at once and every later request 503
    * `service_unavailable` (`/healthz` still 200); it waits for the requests in flight to
@@ -101,14 +106,10 @@ export function createFormService(options: FormServiceOptions): FormService {
   };
   // Spans go to the provider the embedder installed, or nowhere (docs/design.md §10).
   const tracer = serviceTracer();
-  const sender = tracedSender(
-    options.webhookSender ??
-      createHttpWebhookSender({
-        allowPrivateDestinations: options.allowPrivateWebhookDestinations ?? false,
-      }),
-    tracer,
-  );
-  const ctx = contextOf(options, sender, keepRunning, () => worker?.nudge(), tracer);
+  const metrics = metricsOf(options);
+  const ports = instrumented(portsOf(options), tracer, metrics);
+  const { sender } = ports;
+  const ctx = contextOf(options, ports, keepRunning, () => worker?.nudge());
   const pollMs = options.webhookPollMs ?? 1000;
   const worker =
     pollMs > 0
@@ -121,7 +122,7 @@ export function createFormService(options: FormServiceOptions): FormService {
         })
       : undefined;
   const admin = createAdminApi(ctx);
-  const serve = requestServer(ctx, options, basePath, admin, log);
+  const serve = requestServer(ctx, options, basePath, admin, log, metrics);
   let stopping = false;
   let workerStopped = false;
   const probes = createProbes(
@@ -144,24 +145,36 @@ export function createFormService(options: FormServiceOptions): FormService {
     "service_unavailable",
     "The service is stopping; nothing was changed. Try again shortly",
   );
+  const refuse = (request: Request) => {
+    metrics?.refused(refusal.code);
+    return withRequestId(failureResponse(refusal, request, basePath), requestIdOf(request));
+  };
+  const answer = (request: Request, connection: ConnectionInfo | undefined) =>
+    traceRequest(
+      tracer,
+      request,
+      routeOf,
+      () =>
+        probes.answer(request) ??
+        requests.admit(
+          request,
+          () => serve.answer(request, connection),
+          () => refuse(request),
+        ),
+    );
   return {
-    fetch: (request, connection) =>
-      traceRequest(
-        tracer,
-        request,
-        routeOf,
-        () =>
-          probes.answer(request) ??
-          requests.admit(
-            request,
-            () => serve.answer(request, connection),
-            () => withRequestId(failureResponse(refusal, request, basePath), requestIdOf(request)),
-          ),
-      ),
+    fetch: metrics
+      ? (request, connection) =>
+          measureRequest(metrics, request, routeOf, () => answer(request, connection))
+      : answer,
     admin,
     sweepAttachments: sweeps.sweep,
     sweepRetention: () => sweepRetention(ctx),
     ready: probes.ready,
+    metrics: () =>
+      metrics
+        ? metrics.scrape()
+        : Promise.reject(new TypeError("metrics are off: createFormService({ metrics: true })")),
     async close(closeOptions = {}) {
       stopping = true;
       const { signal } = closeOptions;
@@ -205,20 +218,48 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The domain's context: the ports and settings of `options`, with their defaults. */
+/**
+ * The service's metrics when `options.metrics` asks for them: the outbox read at a scrape
+ * from the store itself, so that the scrape's queries count in no family.
+ */
+function metricsOf(options: FormServiceOptions) {
+  if (!options.metrics) return undefined;
+  const { store } = options;
+  const now = options.now ?? (() => new Date());
+  const sources = {
+    outbox: () => outboxBacklog({ store, now }),
+    storeStats: store.stats && (() => store.stats?.() ?? {}),
+  };
+  return createServiceMetrics(
+    sources,
+    typeof options.metrics === "object" ? options.metrics.registry : undefined,
+  );
+}
+
+/** The ports of `options`, with the default sender and destinations. */
+function portsOf(options: FormServiceOptions): WatchedPorts {
+  const allowPrivateDestinations = options.allowPrivateWebhookDestinations ?? false;
+  return {
+    store: options.store,
+    blobs: options.blobs,
+    sender: options.webhookSender ?? createHttpWebhookSender({ allowPrivateDestinations }),
+    mailer: options.mailer,
+    destinations: createNetworkDestinations(allowPrivateDestinations),
+  };
+}
+
+/** The domain's context: the ports (as watched) and settings of `options`, with defaults. */
 function contextOf(
   options: FormServiceOptions,
-  webhookSender: WebhookSender,
+  ports: WatchedPorts,
   keepRunning: (task: Promise<unknown>) => void,
   nudgeWebhooks: () => void,
-  tracer: Tracer,
 ): Context {
-  const allowPrivateWebhookDestinations = options.allowPrivateWebhookDestinations ?? false;
   return {
-    store: tracedStore(options.store, tracer),
-    blobs: options.blobs,
-    webhookSender,
-    mailer: options.mailer && tracedMailer(options.mailer, tracer),
+    store: ports.store,
+    blobs: ports.blobs,
+    webhookSender: ports.sender,
+    mailer: ports.mailer,
     actions: {
       attemptMs: options.actionTimeoutMs ?? 5000,
       mailRetry: {
@@ -232,10 +273,7 @@ function contextOf(
     countryOf: options.countryOf ?? (() => ""),
     partners: resolvePartnerSettings(options.partners),
     limits: limitsOf(options.limits),
-    destinations: tracedDestinations(
-      createNetworkDestinations(allowPrivateWebhookDestinations),
-      tracer,
-    ),
+    destinations: ports.destinations,
     nudgeWebhooks,
     keepRunning,
   };

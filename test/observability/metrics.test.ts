@@ -6,7 +6,11 @@
  * `metrics` the service measures nothing and `metrics()` rejects.
  */
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryBlobStore, createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
 import type { Store } from "../../src/ports/store.ts";
@@ -92,11 +96,14 @@ describe("metrics", () => {
       const { service, formId, alice, posted } = await walkThrough(
         serviceQueriesOnly(await open()),
       );
-      // The delivery's attempt is counted once the worker settled it.
+      // The attempt is counted as it ends, and its outbox entry goes once the worker settled it.
       let samples: Sample[] = [];
       await eventually(async () => {
         samples = parseExposition((await service.metrics()).body).samples;
-        return has(labelSets(samples, "formwork_delivery_attempts_total"), { kind: "webhook" });
+        const settled = samples.some(
+          (s) => s.name === "formwork_outbox_entries" && s.labels.state === "all" && s.value === 0,
+        );
+        return settled && has(labelSets(samples, "formwork_delivery_attempts_total"), {});
       });
       const scrape = await service.metrics();
       assert.equal(scrape.contentType, "text/plain; version=0.0.4; charset=utf-8");
@@ -197,6 +204,27 @@ describe("metrics", () => {
     assert.equal(value("formwork_outbox_entries", "all"), 2);
     assert.equal(value("formwork_outbox_entries", "due"), 2);
     assert.equal(value("formwork_outbox_oldest_due_age_seconds"), 90);
+  });
+
+  it("counts lowdb's compactions as its journal fills", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-metrics-"));
+    after(() => rm(directory, { recursive: true, force: true }));
+    const store = createLowdbStore({ directory, journalBytes: 4096 });
+    const service = createFormService({ store, metrics: true, webhookPollMs: 0 });
+    after(() => service.close());
+    const alice = (await service.admin.createAccount({ email: "carol@example.com" })) as TestUser;
+    const sample = async (name: string) =>
+      parseExposition((await service.metrics()).body).samples.find((s) => s.name === name)?.value;
+    assert.equal(await sample("formwork_store_compactions_total"), 0);
+    for (let n = 0; n < 5; n++) {
+      const made = await request(service, "POST", "/api/restricted/form", {
+        as: alice,
+        body: formInput(`Form ${n}`),
+      });
+      assert.equal(made.status, 200);
+    }
+    await eventually(async () => ((await sample("formwork_store_compactions_total")) ?? 0) >= 1);
+    assert.ok(((await sample("formwork_store_journal_bytes")) ?? -1) >= 0);
   });
 
   it("measures nothing and rejects metrics() unless asked", async () => {

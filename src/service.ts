@@ -17,22 +17,20 @@ import {
   sweepRetention,
 } from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
-import { outboxBacklog, startWebhookWorker } from "./domain/webhooks/index.ts";
+import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { createRequestLog, unknownRoute } from "./http/request-log.ts";
-import { instrumented, type WatchedPorts } from "./instrumented-ports.ts";
+import { type WatchedPorts, watchedPorts } from "./instrumented-ports.ts";
 import { ServiceError } from "./kernel/errors.ts";
 import { measureRequest } from "./metrics/request-metrics.ts";
-import { createServiceMetrics, type MetricsText } from "./metrics/service-metrics.ts";
+import type { MetricsText } from "./metrics/service-metrics.ts";
 import { createProbes, type Readiness } from "./probes.ts";
 import { type ConnectionInfo, requestServer } from "./request-server.ts";
 import { failureResponse } from "./routes/router.ts";
 import { type FormServiceOptions, limitsOf, normaliseBasePath } from "./service-options.ts";
 import { traceRequest } from "./traces/request-spans.ts";
 import { serviceTracer } from "./traces/tracer.ts";
-import { createNetworkDestinations } from "./webhooks/destinations.ts";
-import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
 
 /** A running form service. */
 export interface FormService {
@@ -106,8 +104,7 @@ export function createFormService(options: FormServiceOptions): FormService {
   };
   // Spans go to the provider the embedder installed, or nowhere (docs/design.md §10).
   const tracer = serviceTracer();
-  const metrics = metricsOf(options);
-  const ports = instrumented(portsOf(options), tracer, metrics);
+  const { ports, metrics } = watchedPorts(options, tracer);
   const { sender } = ports;
   const ctx = contextOf(options, ports, keepRunning, () => worker?.nudge());
   const pollMs = options.webhookPollMs ?? 1000;
@@ -216,36 +213,6 @@ function untilAborted(signal: AbortSignal | undefined, onAbort: () => void): Pro
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * The service's metrics when `options.metrics` asks for them: the outbox read at a scrape
- * from the store itself, so that the scrape's queries count in no family.
- */
-function metricsOf(options: FormServiceOptions) {
-  if (!options.metrics) return undefined;
-  const { store } = options;
-  const now = options.now ?? (() => new Date());
-  const sources = {
-    outbox: () => outboxBacklog({ store, now }),
-    storeStats: store.stats && (() => store.stats?.() ?? {}),
-  };
-  return createServiceMetrics(
-    sources,
-    typeof options.metrics === "object" ? options.metrics.registry : undefined,
-  );
-}
-
-/** The ports of `options`, with the default sender and destinations. */
-function portsOf(options: FormServiceOptions): WatchedPorts {
-  const allowPrivateDestinations = options.allowPrivateWebhookDestinations ?? false;
-  return {
-    store: options.store,
-    blobs: options.blobs,
-    sender: options.webhookSender ?? createHttpWebhookSender({ allowPrivateDestinations }),
-    mailer: options.mailer,
-    destinations: createNetworkDestinations(allowPrivateDestinations),
-  };
 }
 
 /** The domain's context: the ports (as watched) and settings of `options`, with defaults. */

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { Registry } from "prom-client";
 import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryBlobStore, createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
@@ -225,6 +226,17 @@ describe("metrics", () => {
     }
     await eventually(async () => ((await sample("formwork_store_compactions_total")) ?? 0) >= 1);
     assert.ok(((await sample("formwork_store_journal_bytes")) ?? -1) >= 0);
+  });
+
+  it("declares its families in a registry of the app's when given one", async () => {
+    const registry = new Registry();
+    const service = createFormService({ store: createMemoryStore(), metrics: { registry } });
+    after(() => service.close());
+    await service.fetch(new Request("http://localhost/healthz"));
+    const { samples } = parseExposition(await registry.metrics());
+    assert.ok(has(labelSets(samples, "formwork_http_request_duration_seconds_count"), {}));
+    // One service per registry: a second one's names would clash.
+    assert.throws(() => createFormService({ store: createMemoryStore(), metrics: { registry } }));
   });
 
   it("measures nothing and rejects metrics() unless asked", async () => {

@@ -148,9 +148,14 @@ export function createServiceMetrics(
   };
 }
 
-/** The outbox's gauges, from one read of the backlog per scrape. */
+/**
+ * The outbox's gauges, from one read of the backlog per scrape. A read that fails (the store
+ * is down, or closed) sets them to NaN, "unknown", rather than failing the whole scrape or
+ * showing an old or an empty outbox.
+ */
 function outboxGauges(read: () => Promise<OutboxBacklog>, registers: Registry[]) {
-  const backlog = shared(read);
+  const unknown = { entries: Number.NaN, due: Number.NaN, oldestDueSeconds: Number.NaN };
+  const backlog = shared(() => read().catch(() => unknown));
   new Gauge({
     name: "formwork_outbox_entries",
     help: "Deliveries in the outbox by state (due: waiting for a worker; all), counted up to 100 per partition of 17",
@@ -172,7 +177,10 @@ function outboxGauges(read: () => Promise<OutboxBacklog>, registers: Registry[])
   });
 }
 
-/** The store's own figures, where it has them (an embedded store's journal). */
+/**
+ * The store's own figures, where it has them (an embedded store's journal): the journal's
+ * size NaN when the store does not say it (before it opened, after it closed).
+ */
 function storeStatsFamilies(read: () => StoreStats | Promise<StoreStats>, registers: Registry[]) {
   const stats = shared(async () => read());
   new Gauge({
@@ -180,8 +188,7 @@ function storeStatsFamilies(read: () => StoreStats | Promise<StoreStats>, regist
     help: "Bytes of the store's journal file being written",
     registers,
     async collect() {
-      const { journalBytes } = await stats();
-      if (journalBytes !== undefined) this.set(journalBytes);
+      this.set((await stats()).journalBytes ?? Number.NaN);
     },
   });
   new Counter({
@@ -190,8 +197,10 @@ function storeStatsFamilies(read: () => StoreStats | Promise<StoreStats>, regist
     registers,
     async collect() {
       const { compactions } = await stats();
+      // Unknown (the store closed): the count stays as last read, as a counter does.
+      if (compactions === undefined) return;
       this.reset();
-      if (compactions !== undefined) this.inc(compactions);
+      this.inc(compactions);
     },
   });
 }

@@ -44,8 +44,9 @@ export function parseExposition(text: string): {
       (suffixes[kind] ?? [""]).some((suffix) => name === base + suffix),
     );
     assert.ok(family, `a sample of no declared family: ${line}`);
-    const value = Number(valueText.replace(/^\+Inf$/, "Infinity"));
-    assert.ok(!Number.isNaN(value) || valueText === "NaN", `not a number: ${line}`);
+    // Go's ParseFloat, which Prometheus reads values with, takes NaN in any case.
+    const value = Number(valueText.replace(/^\+Inf$/, "Infinity").replace(/^nan$/i, "NaN"));
+    assert.ok(!Number.isNaN(value) || /^nan$/i.test(valueText), `not a number: ${line}`);
     samples.push({ name, labels: labelsOf(labelText, line), value });
   }
   return { families, samples };

@@ -15,6 +15,7 @@ import { createLowdbStore } from "../../adapters/lowdb/index.ts";
 import { createMemoryBlobStore, createMemoryStore } from "../../adapters/memory/index.ts";
 import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
 import type { Store } from "../../src/ports/store.ts";
+import { heldStore } from "../held-store.ts";
 import { formInput, request, type TestUser, uploadBytes } from "../helpers.ts";
 import { serviceQueriesOnly } from "../service-queries-only.ts";
 import { storeKinds } from "../store-kinds.ts";
@@ -226,6 +227,28 @@ describe("metrics", () => {
     }
     await eventually(async () => ((await sample("formwork_store_compactions_total")) ?? 0) >= 1);
     assert.ok(((await sample("formwork_store_journal_bytes")) ?? -1) >= 0);
+  });
+
+  it("counts a request refused during a stop, and scrapes a closed store's service", async () => {
+    const held = heldStore(createMemoryStore());
+    const service = createFormService({ store: held.store, metrics: true, webhookPollMs: 0 });
+    const user = (await service.admin.createAccount({ email: "dan@example.com" })) as TestUser;
+    const hold = held.hold({ method: "get", collection: "tokens" });
+    const running = request(service, "GET", "/api/restricted/user/form", { as: user });
+    await hold.reached;
+    const closing = service.close();
+    const late = await service.fetch(new Request("http://localhost/api/restricted/user/form"));
+    assert.equal(late.status, 503);
+    hold.release();
+    assert.equal((await running).status, 200);
+    await closing;
+    const { samples } = parseExposition((await service.metrics()).body);
+    assert.deepEqual(labelSets(samples, "formwork_refused_requests_total"), [
+      { code: "service_unavailable" },
+    ]);
+    // The store is closed: the outbox is unknown, and the scrape answers all the same.
+    const age = samples.find((s) => s.name === "formwork_outbox_oldest_due_age_seconds");
+    assert.ok(Number.isNaN(age?.value));
   });
 
   it("declares its families in a registry of the app's when given one", async () => {

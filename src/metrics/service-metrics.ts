@@ -14,7 +14,7 @@ import type { StoreStats } from "../ports/store.ts";
 
 /** What the delivery outbox holds, as a scrape reads it. */
 export interface OutboxBacklog {
-  /** Entries waiting for an attempt, in flight or between attempts (at most `cap`). */
+  /** Entries in flight, between attempts or due, each outbox partition counted up to a cap. */
   entries: number;
   /** Those due now: waiting for a worker. */
   due: number;

@@ -8,9 +8,10 @@
  * client's, so the figure holds on a loaded machine where requests per second do not. Each
  * round measures every case once; the table shows the median of {@link ROUNDS} and the bare
  * handler's CPU over each case's: the share of bare throughput a CPU-bound server reaches
- * (the goals: ≥ 0.6 on memory, ≥ 0.5 on lowdb).
+ * (the goals: ≥ 0.6 on memory, ≥ 0.5 on lowdb); `memory, metrics` is the memory case with
+ * `metrics: true`, the cost of keeping them.
  * Run: `node --conditions=formwork-source --import tsx bench/request-cpu.bench.ts`;
- * `BENCH_ONLY=memory|lowdb|bare` runs one case (for `--cpu-prof`), `BENCH_REQUESTS` sets
+ * `BENCH_ONLY=memory|lowdb|bare|"memory, metrics"` runs one case (for `--cpu-prof`), `BENCH_REQUESTS` sets
  * the requests a case.
  */
 import { execFile } from "node:child_process";
@@ -62,9 +63,10 @@ interface Served {
 }
 
 /** The form service over `store`, as `submission-server.ts` runs it, with the bench form. */
-async function formwork(store: Store, close = async () => {}): Promise<Served> {
+async function formwork(store: Store, close = async () => {}, metrics = false): Promise<Served> {
   const service = createFormService({
     store,
+    metrics,
     adminSecret,
     sweepIntervalMs: 0,
     // One load generator is one client address: measure the request path, not the limiter.
@@ -84,6 +86,8 @@ async function formwork(store: Store, close = async () => {}): Promise<Served> {
 const cases: Record<string, () => Promise<Served>> = {
   bare: async () => ({ handler: bare(), formId: v7(), close: async () => {} }),
   memory: () => formwork(createMemoryStore()),
+  // The same with Prometheus metrics kept (docs/design.md §10): their cost per request.
+  "memory, metrics": () => formwork(createMemoryStore(), undefined, true),
   lowdb: async () => {
     const directory = await mkdtemp(join(tmpdir(), "formwork-cpu-"));
     const store = createLowdbStore({ directory });

@@ -41,6 +41,7 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./kernel/errors.ts";
+export type { MetricsText } from "./metrics/service-metrics.ts";
 export type { Readiness } from "./probes.ts";
 export type { ConnectionInfo } from "./request-server.ts";
 export {

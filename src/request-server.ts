@@ -7,9 +7,10 @@
 import type { AdminApi } from "./admin.ts";
 import type { Context } from "./domain/context.ts";
 import { asServiceError } from "./http/port-failures.ts";
-import { createRateLimits } from "./http/rate-limits.ts";
+import { createRateLimits, RateLimitedError } from "./http/rate-limits.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { downloadRoute, type RequestLog, unknownRoute } from "./http/request-log.ts";
+import type { ServiceMetrics } from "./metrics/service-metrics.ts";
 import { StoreUnavailableError } from "./ports/adapter-errors.ts";
 import type { RouteRequest } from "./routes/route-request.ts";
 import { routePatternOf } from "./routes/route-table.ts";
@@ -43,6 +44,7 @@ export function requestServer(
   basePath: string,
   admin: AdminApi,
   log: RequestLog,
+  metrics?: ServiceMetrics,
 ) {
   const router = createRouter({
     admin,
@@ -57,6 +59,10 @@ export function requestServer(
         method: request.method,
         route: routePatternOf(router.routes, request) ?? unknownRoute,
       }),
+    onFailure:
+      metrics &&
+      ((error) =>
+        metrics.refused(error.code, error instanceof RateLimitedError ? error.limit : undefined)),
   });
   const trustProxy = options.trustProxy ?? false;
   const answer = async (request: Request, connection: ConnectionInfo | undefined) => {

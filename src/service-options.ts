@@ -2,6 +2,7 @@
  * What an embedder configures: the options of `createFormService` (service.ts), their
  * defaults, and the checks that refuse a combination no request could be served under.
  */
+import type { Registry } from "prom-client";
 import type { PartnerOptions } from "./domain/accounts/index.ts";
 import type { Limits } from "./domain/context.ts";
 import type { RateLimitOptions } from "./http/rate-limits.ts";
@@ -159,6 +160,19 @@ export interface FormServiceOptions {
    * @default 300 and 3000 requests a minute; 10 and 10 failures a minute
    */
   rateLimits?: RateLimitOptions;
+  /**
+   * Keeps Prometheus metrics (docs/design.md §10), read by `service.metrics()`: requests by
+   * route pattern, method and status with their latency, store calls by operation and
+   * collection with their latency and conflicts, the outbox's depth and the age of its
+   * oldest due entry, delivery attempts by kind and outcome, refused and rate-limited
+   * requests, upload sizes, and the store's own figures where it has them (`Store.stats`:
+   * lowdb's journal size and compactions). `true` keeps them in a registry of the
+   * service's own; `{ registry }` declares them in a `prom-client` registry of yours
+   * (one service per registry: the names would clash). Off, the service wraps nothing and
+   * measures nothing.
+   * @default false
+   */
+  metrics?: boolean | { registry: Registry };
 }
 
 /** Default bounds on requests. */

@@ -4,7 +4,6 @@
  * their request) and hands requests to the request server (request-server.ts); `close`
  * stops them in order.
  */
-import type { Tracer } from "@opentelemetry/api";
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { resolvePartnerSettings } from "./domain/accounts/index.ts";
 import { sweepAttachments } from "./domain/attachments/index.ts";
@@ -22,18 +21,16 @@ import { startWebhookWorker } from "./domain/webhooks/index.ts";
 import { trackInFlight } from "./http/in-flight.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { createRequestLog, unknownRoute } from "./http/request-log.ts";
+import { type WatchedPorts, watchedPorts } from "./instrumented-ports.ts";
 import { ServiceError } from "./kernel/errors.ts";
-import type { WebhookSender } from "./ports/webhook-sender.ts";
+import { measureRequest } from "./metrics/request-metrics.ts";
+import type { MetricsText } from "./metrics/service-metrics.ts";
 import { createProbes, type Readiness } from "./probes.ts";
 import { type ConnectionInfo, requestServer } from "./request-server.ts";
 import { failureResponse } from "./routes/router.ts";
 import { type FormServiceOptions, limitsOf, normaliseBasePath } from "./service-options.ts";
-import { tracedDestinations, tracedMailer, tracedSender } from "./traces/delivery-spans.ts";
 import { traceRequest } from "./traces/request-spans.ts";
-import { tracedStore } from "./traces/store-spans.ts";
 import { serviceTracer } from "./traces/tracer.ts";
-import { createNetworkDestinations } from "./webhooks/destinations.ts";
-import { createHttpWebhookSender } from "./webhooks/http-sender.ts";
 
 /** A running form service. */
 export interface FormService {
@@ -62,6 +59,12 @@ export interface FormService {
    * turned off), and every one of `readinessChecks` passes; `stopping` once `close` began.
    */
   ready(): Promise<Readiness>;
+  /**
+   * The service's Prometheus metrics (docs/design.md §10), in the text exposition format:
+   * serve `body` with `contentType` as the answer to a scrape, on a port of its own.
+   * @throws {TypeError} (a rejection) when the service was created without `metrics`.
+   */
+  metrics(): Promise<MetricsText>;
   /**
    * Stops the service: `/readyz` answers 503 at once and every later request 503
    * `service_unavailable` (`/healthz` still 200); it waits for the requests in flight to
@@ -101,14 +104,9 @@ export function createFormService(options: FormServiceOptions): FormService {
   };
   // Spans go to the provider the embedder installed, or nowhere (docs/design.md §10).
   const tracer = serviceTracer();
-  const sender = tracedSender(
-    options.webhookSender ??
-      createHttpWebhookSender({
-        allowPrivateDestinations: options.allowPrivateWebhookDestinations ?? false,
-      }),
-    tracer,
-  );
-  const ctx = contextOf(options, sender, keepRunning, () => worker?.nudge(), tracer);
+  const { ports, metrics } = watchedPorts(options, tracer);
+  const { sender } = ports;
+  const ctx = contextOf(options, ports, keepRunning, () => worker?.nudge());
   const pollMs = options.webhookPollMs ?? 1000;
   const worker =
     pollMs > 0
@@ -121,7 +119,7 @@ export function createFormService(options: FormServiceOptions): FormService {
         })
       : undefined;
   const admin = createAdminApi(ctx);
-  const serve = requestServer(ctx, options, basePath, admin, log);
+  const serve = requestServer(ctx, options, basePath, admin, log, metrics);
   let stopping = false;
   let workerStopped = false;
   const probes = createProbes(
@@ -144,24 +142,36 @@ export function createFormService(options: FormServiceOptions): FormService {
     "service_unavailable",
     "The service is stopping; nothing was changed. Try again shortly",
   );
+  const refuse = (request: Request) => {
+    metrics?.refused(refusal.code);
+    return withRequestId(failureResponse(refusal, request, basePath), requestIdOf(request));
+  };
+  const answer = (request: Request, connection: ConnectionInfo | undefined) =>
+    traceRequest(
+      tracer,
+      request,
+      routeOf,
+      () =>
+        probes.answer(request) ??
+        requests.admit(
+          request,
+          () => serve.answer(request, connection),
+          () => refuse(request),
+        ),
+    );
   return {
-    fetch: (request, connection) =>
-      traceRequest(
-        tracer,
-        request,
-        routeOf,
-        () =>
-          probes.answer(request) ??
-          requests.admit(
-            request,
-            () => serve.answer(request, connection),
-            () => withRequestId(failureResponse(refusal, request, basePath), requestIdOf(request)),
-          ),
-      ),
+    fetch: metrics
+      ? (request, connection) =>
+          measureRequest(metrics, request, routeOf, () => answer(request, connection))
+      : answer,
     admin,
     sweepAttachments: sweeps.sweep,
     sweepRetention: () => sweepRetention(ctx),
     ready: probes.ready,
+    metrics: () =>
+      metrics
+        ? metrics.scrape()
+        : Promise.reject(new TypeError("metrics are off: createFormService({ metrics: true })")),
     async close(closeOptions = {}) {
       stopping = true;
       const { signal } = closeOptions;
@@ -205,20 +215,18 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The domain's context: the ports and settings of `options`, with their defaults. */
+/** The domain's context: the ports (as watched) and settings of `options`, with defaults. */
 function contextOf(
   options: FormServiceOptions,
-  webhookSender: WebhookSender,
+  ports: WatchedPorts,
   keepRunning: (task: Promise<unknown>) => void,
   nudgeWebhooks: () => void,
-  tracer: Tracer,
 ): Context {
-  const allowPrivateWebhookDestinations = options.allowPrivateWebhookDestinations ?? false;
   return {
-    store: tracedStore(options.store, tracer),
-    blobs: options.blobs,
-    webhookSender,
-    mailer: options.mailer && tracedMailer(options.mailer, tracer),
+    store: ports.store,
+    blobs: ports.blobs,
+    webhookSender: ports.sender,
+    mailer: ports.mailer,
     actions: {
       attemptMs: options.actionTimeoutMs ?? 5000,
       mailRetry: {
@@ -232,10 +240,7 @@ function contextOf(
     countryOf: options.countryOf ?? (() => ""),
     partners: resolvePartnerSettings(options.partners),
     limits: limitsOf(options.limits),
-    destinations: tracedDestinations(
-      createNetworkDestinations(allowPrivateWebhookDestinations),
-      tracer,
-    ),
+    destinations: ports.destinations,
     nudgeWebhooks,
     keepRunning,
   };

@@ -22,6 +22,7 @@ export class Compactor {
   readonly #gate: FileGate;
   #journal: Journal | undefined;
   #running: Promise<void> | undefined;
+  #finished = 0;
 
   /**
    * @param partitions the partitions now in memory: only they can be dirty
@@ -38,6 +39,11 @@ export class Compactor {
     this.#journal = journal;
   }
 
+  /** Compactions finished since the store opened (`Store.stats`). */
+  get finished(): number {
+    return this.#finished;
+  }
+
   /** Told the journal file's size after each batch. */
   grown(bytes: number): void {
     if (bytes >= this.#settings.journalBytes) this.soon();
@@ -48,6 +54,9 @@ export class Compactor {
     if (this.#running || !this.#journal) return;
     const journal = this.#journal;
     this.#running = this.#compact(() => journal.rotate())
+      .then(() => {
+        this.#finished++;
+      })
       .catch((error: unknown) => {
         this.#settings.warn(
           `lowdb store: compaction failed, the journal is kept: ${(error as Error).message}`,

@@ -8,6 +8,7 @@ import {
   StoreConflictError,
   type Stored,
   type StoreRecord,
+  type StoreStats,
   type WriteOptions,
 } from "formwork/ports";
 import { copyRecord, type PartitionPlace, scanPartitions } from "formwork/ports/kit";
@@ -63,6 +64,8 @@ export class LowdbStore implements Store {
   readonly #unloaded = new Map<string, Partition>();
   readonly #gate = new FileGate();
   #opened: Promise<Opened> | undefined;
+  /** What `#opened` resolved to, for the figures `stats` reads without waiting. */
+  #current: Opened | undefined;
   #closed = false;
 
   constructor(settings: LowdbSettings) {
@@ -204,6 +207,16 @@ export class LowdbStore implements Store {
     return backupInto(this.#settings.directory, target, journal, this.#gate);
   }
 
+  /**
+   * The size of the journal file being written and the compactions finished since the
+   * store opened, for the service's metrics; nothing before the store opened.
+   */
+  stats(): StoreStats {
+    const opened = this.#current;
+    if (!opened || this.#closed) return {};
+    return { journalBytes: opened.journal.position.bytes, compactions: opened.compactor.finished };
+  }
+
   /** Waits for the journal, writes every snapshot, and releases the directory. */
   async close() {
     if (this.#closed) return;
@@ -250,7 +263,8 @@ export class LowdbStore implements Store {
         }
       }
       if (replayed.length > 0) compactor.soon();
-      return { release, journal, compactor };
+      this.#current = { release, journal, compactor };
+      return this.#current;
     } catch (error) {
       await journal?.close();
       await release();

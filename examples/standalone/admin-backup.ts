@@ -119,7 +119,7 @@ async function request(url: string, base: string, secret: AdminSecret): Promise<
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     const why = code && code !== "ECONNREFUSED" ? ` (${code})` : "";
-    throw new Error(`no server answers at ${base}${why}; start it with npm start`);
+    throw new Error(`no server answers at ${base}${why}; start it with ${adminProgram.start}`);
   }
   if (response.ok && response.body) return response;
   const text = await response.text();

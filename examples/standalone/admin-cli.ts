@@ -19,7 +19,13 @@
  */
 import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { type AdminCommand, commandNamed, commandUsage, usage } from "./admin-commands.ts";
+import {
+  type AdminCommand,
+  adminProgram,
+  commandNamed,
+  commandUsage,
+  usage,
+} from "./admin-commands.ts";
 import { type AdminSecret, adminSecretOf, adminServerUrl } from "./admin-target.ts";
 import { parseCommandLine } from "./cli-args.ts";
 import { readConfig } from "./config.ts";
@@ -120,7 +126,7 @@ async function send(command: AdminCommand, value: string, base: string, secret: 
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     const why = code && code !== "ECONNREFUSED" ? ` (${code})` : "";
-    throw new Error(`no server answers at ${base}${why}; start it with npm start`);
+    throw new Error(`no server answers at ${base}${why}; start it with ${adminProgram.start}`);
   }
   const text = await response.text();
   let answer: { message?: string; issues?: { path: string; message: string }[] };

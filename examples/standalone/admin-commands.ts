@@ -1,10 +1,11 @@
 /** The admin CLI's commands: what each needs, the admin API request it makes, its usage. */
 
 /**
- * How usages and messages name the admin CLI: `npm run admin --` in this repository,
- * `npx formwork admin` when the package's `formwork` command runs it (cli.ts sets it).
+ * How usages and messages name the admin CLI (`name`) and the command that starts the server
+ * (`start`): `npm run admin --` and `npm start` in this repository, `npx formwork admin` and
+ * `npx formwork start` when the package's `formwork` command runs it (cli.ts sets them).
  */
-export const adminProgram = { name: "npm run admin --" };
+export const adminProgram = { name: "npm run admin --", start: "npm start" };
 
 /** An admin API request, relative to the server's address. */
 export interface AdminRequest {

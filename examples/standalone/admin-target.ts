@@ -1,6 +1,7 @@
 /** Where the admin CLI finds the running server and its admin secret. */
 import { readFile } from "node:fs/promises";
 import { isIPv6 } from "node:net";
+import { adminProgram } from "./admin-commands.ts";
 import { adminSecretFile, type ServerConfig } from "./config.ts";
 
 /**
@@ -57,7 +58,7 @@ export async function adminSecretOf(
     return { secret: (await readFile(file, "utf8")).trim(), source: file };
   } catch {
     throw new Error(
-      `no admin secret: set ADMIN_SECRET, pass --admin-secret, or start the server (npm start) once so that it writes ${file}`,
+      `no admin secret: set ADMIN_SECRET, pass --admin-secret, or start the server (${adminProgram.start}) once so that it writes ${file}`,
     );
   }
 }

@@ -51,6 +51,7 @@ const needs: Record<string, string> = {
 export async function runCli(argv: string[]): Promise<number | undefined> {
   const [name, ...rest] = argv;
   adminProgram.name = "npx formwork admin";
+  adminProgram.start = "npx formwork start";
   if (name === undefined || name === "--help" || name === "-h" || (name === "help" && !rest[0])) {
     console.log(cliUsage());
     return name === undefined ? 2 : 0;

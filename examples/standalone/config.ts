@@ -70,6 +70,11 @@ export interface ServerConfig {
    * (`STOP_TIMEOUT_MS`, docs/design.md §10).
    */
   stopTimeoutMs: number;
+  /**
+   * The port of `GET /metrics`, a listener of its own at `host` (`METRICS_PORT`,
+   * docs/design.md §10); unset: no metrics are kept.
+   */
+  metricsPort: number | undefined;
 }
 
 /**
@@ -89,6 +94,7 @@ export const variables = {
   HEADERS_TIMEOUT_MS: wholeNumber(20_000, 1),
   REQUEST_TIMEOUT_MS: wholeNumber(120_000, 1),
   STOP_TIMEOUT_MS: wholeNumber(30_000, 0),
+  METRICS_PORT: wholeNumber(undefined, 0, 65535),
   ALLOW_PRIVATE_WEBHOOKS: flag(false),
   WEBHOOK_RETRY_BASE_MS: wholeNumber(1000, 1),
   WEBHOOK_MAX_ATTEMPTS: wholeNumber(8, 1),
@@ -117,6 +123,12 @@ export const together = [
     values.MAX_UNCLAIMED_UPLOAD_BYTES !== undefined &&
     values.MAX_UPLOAD_BYTES > values.MAX_UNCLAIMED_UPLOAD_BYTES
       ? `MAX_UPLOAD_BYTES (${values.MAX_UPLOAD_BYTES}) must not exceed MAX_UNCLAIMED_UPLOAD_BYTES (${values.MAX_UNCLAIMED_UPLOAD_BYTES})`
+      : undefined,
+  (values: Values) =>
+    values.METRICS_PORT !== undefined &&
+    values.METRICS_PORT !== 0 &&
+    values.METRICS_PORT === values.PORT
+      ? `METRICS_PORT (${values.METRICS_PORT}) must differ from PORT: the metrics have a listener of their own`
       : undefined,
   (values: Values) => {
     const publicUrl = values.PUBLIC_URL?.replace(/\/+$/, "");
@@ -149,6 +161,7 @@ export function configOf(values: Values): ServerConfig {
     headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
     stopTimeoutMs: values.STOP_TIMEOUT_MS,
+    metricsPort: values.METRICS_PORT,
     allowPrivateWebhooks: values.ALLOW_PRIVATE_WEBHOOKS,
     webhookRetryBaseMs: values.WEBHOOK_RETRY_BASE_MS,
     webhookMaxAttempts: values.WEBHOOK_MAX_ATTEMPTS,

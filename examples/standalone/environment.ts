@@ -21,7 +21,11 @@ export class ConfigError extends Error {
 
 /** A whole number from `min` (to `max` when given), `fallback` when unset. */
 export function wholeNumber(fallback: number, min: number, max?: number): Variable<number>;
-export function wholeNumber(fallback: undefined, min: number): Variable<number | undefined>;
+export function wholeNumber(
+  fallback: undefined,
+  min: number,
+  max?: number,
+): Variable<number | undefined>;
 export function wholeNumber(
   fallback: number | undefined,
   min: number,

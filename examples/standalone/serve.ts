@@ -11,6 +11,7 @@ import { countryOf } from "./country.ts";
 import { createFileMailer } from "./file-mailer.ts";
 import { gracefulClose } from "./graceful-close.ts";
 import { createLogger } from "./logger.ts";
+import { serveMetrics } from "./metrics-server.ts";
 
 /** The service options every example server reads from the standalone settings. */
 export function optionsFrom(config: ServerConfig) {
@@ -34,6 +35,7 @@ export function optionsFrom(config: ServerConfig) {
     mailRetry: { retryBaseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
     webhookLeaseMs: config.webhookLeaseMs,
     sweepIntervalMs: config.sweepIntervalMs,
+    metrics: config.metricsPort !== undefined,
     webhookSender: createHttpWebhookSender({
       allowPrivateDestinations: config.allowPrivateWebhooks,
       retryBaseMs: config.webhookRetryBaseMs,
@@ -45,7 +47,8 @@ export function optionsFrom(config: ServerConfig) {
 /**
  * Serves `service` on the configured host and port, cutting off clients that take longer
  * than the configured timeouts to send their headers or their request, and prints the
- * `listening on` line with `note`. `beside`, when given, sees each request first and answers
+ * `listening on` line with `note`; with `METRICS_PORT`, `GET /metrics` listens first on a port
+ * of its own (metrics-server.ts). `beside`, when given, sees each request first and answers
  * those it returns `true` for. On SIGINT or SIGTERM `/readyz` answers 503 at once and every
  * new request 503 (`/healthz` still 200); it lets the requests in flight finish and their
  * answers go out, closes the service (pending writes, queued webhook deliveries handed
@@ -81,26 +84,33 @@ export function serveUntilStopped(
   );
   let listener: Promise<RequestListener> | undefined;
   const connections = gracefulClose(server);
-  const refuse = (error: NodeJS.ErrnoException) => {
-    console.error(
-      error.code === "EADDRINUSE"
-        ? `PORT ${config.port} is in use`
-        : `formwork: cannot listen on ${config.host}:${config.port}: ${error.message}`,
-    );
+  const fail = (line: string) => {
+    console.error(line);
     void exitWith(async () => {
       await service.close();
       return 1;
     });
   };
+  const refuse = (error: NodeJS.ErrnoException) =>
+    fail(
+      error.code === "EADDRINUSE"
+        ? `PORT ${config.port} is in use`
+        : `formwork: cannot listen on ${config.host}:${config.port}: ${error.message}`,
+    );
   server.once("error", refuse);
-  server.listen(config.port, config.host, () => {
-    server.off("error", refuse);
-    const address = server.address();
-    const port = typeof address === "object" && address ? address.port : config.port;
-    console.log(`formwork listening on http://${config.host}:${port} (${note})`);
-    // Loaded once the port is open rather than before: the first request waits for it.
-    listener ??= bridgeTo(service);
-  });
+  const metrics =
+    config.metricsPort === undefined ? undefined : serveMetrics(service, config, fail);
+  const listen = () =>
+    server.listen(config.port, config.host, () => {
+      server.off("error", refuse);
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : config.port;
+      console.log(`formwork listening on http://${config.host}:${port} (${note})`);
+      // Loaded once the port is open rather than before: the first request waits for it.
+      listener ??= bridgeTo(service);
+    });
+  if (metrics) void metrics.then(listen);
+  else listen();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -58,9 +58,16 @@ export type RateLimitHeaders = Record<string, string>;
 export class RateLimitedError extends ServiceError {
   /** Headers the answer carries. */
   readonly headers: RateLimitHeaders;
-  constructor(headers: RateLimitHeaders, message = "Too many requests; try again later") {
+  /** The limit the request met, as the metrics name it. */
+  readonly limit: RateLimitKind | "failed_authentication";
+  constructor(
+    headers: RateLimitHeaders,
+    message = "Too many requests; try again later",
+    limit: RateLimitKind | "failed_authentication" = "public",
+  ) {
     super("rate_limited", message);
     this.headers = headers;
+    this.limit = limit;
   }
 }
 
@@ -102,7 +109,8 @@ export function createRateLimits(
   return {
     failedAuthentications: createFailedAuthentications(failureLimits, now, (seconds) => {
       const headers = { "Retry-After": String(seconds) };
-      return new RateLimitedError(headers, "Too many failed authentications; try again later");
+      const message = "Too many failed authentications; try again later";
+      return new RateLimitedError(headers, message, "failed_authentication");
     }),
     async take(kind, key) {
       const counter = limiters[kind];
@@ -112,10 +120,8 @@ export function createRateLimits(
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const headers = headersOf(perMinute[kind], rejection);
-        throw new RateLimitedError({
-          ...headers,
-          "Retry-After": headers["RateLimit-Reset"] ?? "60",
-        });
+        const retryAfter = headers["RateLimit-Reset"] ?? "60";
+        throw new RateLimitedError({ ...headers, "Retry-After": retryAfter }, undefined, kind);
       }
     },
   };

@@ -36,6 +36,7 @@ export {
   StoreContinuationError,
   type Stored,
   type StoreRecord,
+  type StoreStats,
   type WriteOptions,
 } from "./store.ts";
 export type { RetryPolicy } from "./webhook-retries.ts";

@@ -153,6 +153,21 @@ export interface Store {
 
   /** Finishes pending writes and releases resources; the store is not used afterwards. */
   close(): Promise<void>;
+
+  /**
+   * Optional: figures of the store's own for the service's metrics (docs/design.md §10,
+   * §19), read at each scrape of them. Cheap: no I/O, nothing waited for. A store without
+   * such figures leaves it out; one that has only some leaves the others out of the answer.
+   */
+  stats?(): StoreStats;
+}
+
+/** What {@link Store.stats} answers. */
+export interface StoreStats {
+  /** Bytes of the journal file being written (an embedded store's log of changes). */
+  journalBytes?: number;
+  /** Compactions of the journal into snapshots finished since the store opened. */
+  compactions?: number;
 }
 
 /** Options of {@link Store.scan}. */

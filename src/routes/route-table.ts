@@ -1,5 +1,5 @@
 /**
- * What the router's own route table (itty-router v6 keeps `router.routes` as
+ * What the router's own route table (itty-router 5 keeps `router.routes` as
  * `[method, regex, handlers, pattern]`) says about a path: which methods it serves, and the
  * pattern a request matched. Read from the table, so every route added later is covered.
  *

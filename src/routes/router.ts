@@ -12,6 +12,7 @@ import {
   BodyAbortedError,
   MethodNotAllowedError,
   NotFoundError,
+  type ServiceError,
   UnavailableError,
 } from "../kernel/errors.ts";
 import { StoreUnavailableError } from "../ports/adapter-errors.ts";
@@ -38,6 +39,8 @@ export interface RouterOptions {
   onBodyAborted?(request: RouteRequest): void;
   /** Called with a port's failure answered 503 (its `cause` says why: a file, a timeout). */
   onUnavailable?(cause: unknown, request: RouteRequest): void;
+  /** Called with every deliberate failure answered with its envelope (for the metrics). */
+  onFailure?(error: ServiceError, request: RouteRequest): void;
 }
 
 /**
@@ -61,6 +64,7 @@ export function createRouter(options: RouterOptions): ServiceRouter {
     catch: (error: unknown, request: Request) => {
       const known = asServiceError(error);
       if (!known) options.onError(error, request as RouteRequest);
+      else options.onFailure?.(known, request as RouteRequest);
       if (known instanceof BodyAbortedError) options.onBodyAborted?.(request as RouteRequest);
       if (error instanceof StoreUnavailableError) {
         options.onUnavailable?.(error, request as RouteRequest);

@@ -1,18 +1,6 @@
 import { context, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import { methodName } from "../kernel/http-methods.ts";
 import { spanFailed } from "./tracer.ts";
-
-/** The methods HTTP semantic conventions name; any other is `_OTHER`. */
-const knownMethods = new Set([
-  "CONNECT",
-  "DELETE",
-  "GET",
-  "HEAD",
-  "OPTIONS",
-  "PATCH",
-  "POST",
-  "PUT",
-  "TRACE",
-]);
 
 /**
  * Runs `answer` inside a SERVER span, active so that the store calls and deliveries it makes
@@ -27,7 +15,7 @@ export function traceRequest(
   routeOf: (request: Request) => string | null,
   answer: () => Promise<Response>,
 ): Promise<Response> {
-  const method = knownMethods.has(request.method) ? request.method : "_OTHER";
+  const method = methodName(request.method);
   const options = { kind: SpanKind.SERVER, attributes: { "http.request.method": method } };
   const span = tracer.startSpan(method, options);
   // No provider: no context to enter and nothing to end, so no cost beyond the no-op span.

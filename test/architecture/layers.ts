@@ -33,6 +33,7 @@ export const layers: Layer[] = [
   { name: "http", files: ["src/http/*"], mayImport: ["kernel", "ports"] },
   { name: "webhooks", files: ["src/webhooks/*"], mayImport: ["kernel", "ports"] },
   { name: "traces", files: ["src/traces/*"], mayImport: ["kernel", "ports"] },
+  { name: "metrics", files: ["src/metrics/*"], mayImport: ["kernel", "ports"] },
   {
     name: "hosted-page",
     files: ["src/hosted-page/**"],
@@ -67,6 +68,7 @@ export const layers: Layer[] = [
       "src/service-options.ts",
       "src/request-server.ts",
       "src/probes.ts",
+      "src/instrumented-ports.ts",
       "src/index.ts",
     ],
     mayImport: [
@@ -77,6 +79,7 @@ export const layers: Layer[] = [
       "http",
       "webhooks",
       "traces",
+      "metrics",
       "domain-api",
       "kernel",
       "contracts",

@@ -1,7 +1,8 @@
 /**
  * The `formwork` command (examples/standalone/cli.ts) from the sources: its usage lists every
  * command, options taking a value read `--name=value` and `--name value` alike, a value
- * starting with `-` included, and the secrets a server makes never start with `-`.
+ * starting with `-` included, the secrets a server makes never start with `-`, and its hints
+ * name the command that was run (`npx formwork start`, not `npm start`).
  */
 import assert from "node:assert/strict";
 import { once } from "node:events";
@@ -13,7 +14,7 @@ import { joinedValues, parseCommandLine } from "../../examples/standalone/cli-ar
 import { newKeptSecret } from "../../examples/standalone/config.ts";
 import { newSecret } from "../../src/domain/accounts/secrets.ts";
 import { runCommand } from "../run-command.ts";
-import { root } from "./server-process.ts";
+import { freePort, root } from "./server-process.ts";
 
 /** Runs `formwork` with `args` from the sources, as the bundle in the package runs it. */
 function formwork(args: string[]) {
@@ -75,6 +76,13 @@ describe("the formwork command", () => {
     } finally {
       server.close();
     }
+  });
+
+  it("names itself as the way to start a server when none answers", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const run = await formwork(["admin", "list-accounts", "--admin-secret", "s", "--url", url]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /no server answers at .*; start it with npx formwork start$/m);
   });
 
   it("refuses an unknown command with exit code 2 and the usage", async () => {

@@ -22,6 +22,7 @@ const bad: [string, string, string][] = [
   ["STOP_TIMEOUT_MS", "30s", 'STOP_TIMEOUT_MS must be a whole number of at least 0, not "30s"'],
   ["ALLOW_PRIVATE_WEBHOOKS", "yes", 'ALLOW_PRIVATE_WEBHOOKS must be 0 or 1, not "yes"'],
   ["PUBLIC_URL", "not a url", 'PUBLIC_URL must be a URL, not "not a url"'],
+  ["METRICS_PORT", "9464x", 'METRICS_PORT must be a whole number from 0 to 65535, not "9464x"'],
 ];
 
 /** The variable names in the first column of the table under `heading` in `markdown`. */

@@ -4,11 +4,41 @@ import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { parseExposition } from "../observability/exposition.ts";
 import { conformingHttpFetch } from "../openapi/conformance.ts";
-import { root, start, stop } from "./server-process.ts";
+import { freePort, root, start, stop } from "./server-process.ts";
 
 /** The server's answers, each checked against the OpenAPI document on the way. */
 const fetch = conformingHttpFetch("");
+
+/**
+ * Scrapes `METRICS_PORT` over HTTP after a restart, a form list and a 404: the requests by
+ * route pattern, the lowdb journal's families; the public port has no `/metrics`.
+ */
+async function scrapeMetrics(base: string, port: number, formId: string) {
+  const scrape = await globalThis.fetch(`http://127.0.0.1:${port}/metrics`);
+  assert.equal(scrape.status, 200);
+  assert.equal(scrape.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  const text = await scrape.text();
+  const { samples } = parseExposition(text);
+  const count = (route: string, status: string) =>
+    samples.find(
+      (s) =>
+        s.name === "formwork_http_request_duration_seconds_count" &&
+        s.labels.route === route &&
+        s.labels.status === status,
+    )?.value;
+  assert.equal(count("/api/restricted/user/form", "200"), 1);
+  assert.equal(count("(unknown)", "404"), 1);
+  const journal = samples.find((s) => s.name === "formwork_store_journal_bytes");
+  assert.ok(journal, "the lowdb journal's size");
+  assert.ok(samples.some((s) => s.name === "formwork_store_compactions_total"));
+  assert.ok(samples.some((s) => s.name === "formwork_outbox_entries"));
+  assert.ok(!text.includes(formId), "the scrape names no form");
+  assert.equal((await globalThis.fetch(`${base}/metrics`)).status, 404);
+  const other = await globalThis.fetch(`http://127.0.0.1:${port}/other`);
+  assert.equal(other.status, 404);
+}
 
 describe("standalone server", () => {
   const dirs: string[] = [];
@@ -42,7 +72,9 @@ describe("standalone server", () => {
     assert.equal(created.message, "Form created successfully");
     assert.equal(await stop(first.child), 0);
 
-    const second = await start(env);
+    // The second run keeps metrics, on a port of their own (docs/design.md §10).
+    const metricsPort = await freePort();
+    const second = await start({ ...env, METRICS_PORT: String(metricsPort) });
     try {
       const listed = await (
         await fetch(`${second.base}/api/restricted/user/form`, { headers: auth })
@@ -53,6 +85,7 @@ describe("standalone server", () => {
       );
       const missing = await fetch(`${second.base}/nothing`);
       assert.equal(missing.status, 404);
+      await scrapeMetrics(second.base, metricsPort, created.id);
     } finally {
       await stop(second.child);
     }

@@ -7,6 +7,7 @@
 
 export { webhookEvents } from "../records/webhook-record.ts";
 export { listActionDeliveries, loggedActions, redeliverAction } from "./action-deliveries.ts";
+export { backlogCapPerPartition, type OutboxBacklog, outboxBacklog } from "./outbox-backlog.ts";
 export { listDeliveries, redeliver } from "./webhook-deliveries.ts";
 export { startWebhookWorker } from "./webhook-worker.ts";
 export { addWebhook, listWebhooks, removeWebhook } from "./webhooks.ts";

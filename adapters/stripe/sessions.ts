@@ -60,6 +60,29 @@ function statusOf(session: Stripe.Checkout.Session): PaymentStatus {
   return "pending";
 }
 
+/**
+ * What a completed session's payment intent says of a delayed payment: arrived, failed (the
+ * intent wants another method, or was cancelled), or still on its way.
+ */
+export function intentStatus(intent: Stripe.PaymentIntent): PaymentStatus {
+  if (intent.status === "succeeded") return "paid";
+  if (intent.status === "requires_payment_method" || intent.status === "canceled") return "failed";
+  return "pending";
+}
+
+/** True when the session alone cannot tell: completed with a delayed method, still unpaid. */
+export function awaitsIntent(
+  session: Stripe.Checkout.Session,
+): session is Stripe.Checkout.Session & {
+  payment_intent: string;
+} {
+  return (
+    session.status === "complete" &&
+    session.payment_status === "unpaid" &&
+    typeof session.payment_intent === "string"
+  );
+}
+
 /** The reference the session was opened with, or `null` for a session Formwork did not open. */
 function referenceOf(session: Stripe.Checkout.Session): string | null {
   return session.client_reference_id ?? session.metadata?.[referenceKey] ?? null;

@@ -8,7 +8,7 @@ import {
   type Payments,
 } from "formwork/ports";
 import Stripe from "stripe";
-import { eventState, sessionParams, stateOf } from "./sessions.ts";
+import { awaitsIntent, eventState, intentStatus, sessionParams, stateOf } from "./sessions.ts";
 
 /** Options of {@link createStripePayments}. */
 export interface StripePaymentsOptions {
@@ -94,9 +94,21 @@ export function createStripePayments(options: StripePaymentsOptions): Payments {
     });
   const sessions = stripe.checkout.sessions;
 
+  /**
+   * The state of `session` now. A session completed with a delayed method stays `unpaid`
+   * whatever becomes of the payment; its payment intent tells whether it failed meanwhile.
+   */
+  async function stateNow(session: Stripe.Checkout.Session): Promise<CheckoutState> {
+    if (!awaitsIntent(session)) return stateOf(session);
+    return stateOf(
+      session,
+      intentStatus(await stripe.paymentIntents.retrieve(session.payment_intent)),
+    );
+  }
+
   async function readCheckout(checkout: string): Promise<CheckoutState> {
     try {
-      return stateOf(await sessions.retrieve(checkout));
+      return await stateNow(await sessions.retrieve(checkout));
     } catch (error) {
       throw portError(error);
     }
@@ -125,7 +137,7 @@ export function createStripePayments(options: StripePaymentsOptions): Payments {
 
     async expireCheckout(checkout: string): Promise<CheckoutState> {
       try {
-        return stateOf(await sessions.expire(checkout));
+        return await stateNow(await sessions.expire(checkout));
       } catch (error) {
         // Stripe expires only an open session; one paid or expired meanwhile is read instead.
         if (error instanceof Stripe.errors.StripeInvalidRequestError && !isMissing(error)) {

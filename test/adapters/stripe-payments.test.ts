@@ -62,7 +62,7 @@ runPaymentsConformance(
 );
 
 describe("stripe payments", () => {
-  it("reads sessions the local server's respondent paid, completed, failed or let expire", async () => {
+  it("reads sessions paid, completed with a delayed payment that failed or arrived, or expired", async () => {
     const payments = createStripePayments({
       secretKey: server.secretKey,
       webhookSecret: server.webhookSecret,
@@ -92,6 +92,14 @@ describe("stripe payments", () => {
     assert.equal((await payments.readCheckout(delayed.checkout)).status, "pending");
     const failed = await server.fail(delayed.checkout);
     assert.equal((await payments.parseEvent(failed.body, failed.headers))?.status, "failed");
+    assert.equal((await payments.readCheckout(delayed.checkout)).status, "failed");
+    assert.equal((await payments.expireCheckout(delayed.checkout)).status, "failed");
+
+    const arrived = await start(stripeId("ref"));
+    await server.complete(arrived.checkout);
+    const succeeded = await server.succeed(arrived.checkout);
+    assert.equal((await payments.parseEvent(succeeded.body, succeeded.headers))?.status, "paid");
+    assert.equal((await payments.readCheckout(arrived.checkout)).status, "paid");
 
     const lapsed = await start(stripeId("ref"));
     const expired = await server.expire(lapsed.checkout);

@@ -24,6 +24,8 @@ export interface SessionFields {
   status: "open" | "complete" | "expired";
   paymentStatus: "paid" | "unpaid" | "no_payment_required";
   expiresAt: number;
+  /** The payment intent of a completed session. */
+  paymentIntent?: string | null;
   created?: number;
   url?: string | null;
   successUrl?: string;
@@ -64,7 +66,7 @@ export function sessionObject(fields: SessionFields): Record<string, unknown> {
     locale: null,
     metadata: fields.metadata ?? {},
     mode: "payment",
-    payment_intent: fields.status === "complete" ? stripeId("pi") : null,
+    payment_intent: fields.paymentIntent ?? null,
     payment_link: null,
     payment_method_collection: "if_required",
     payment_method_options: {},
@@ -83,6 +85,55 @@ export function sessionObject(fields: SessionFields): Record<string, unknown> {
     success_url: fields.successUrl ?? null,
     total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
     url: fields.status === "open" ? (fields.url ?? null) : null,
+  };
+}
+
+/** What a payment intent holds beyond what Stripe fills in. */
+export interface IntentFields {
+  id: string;
+  amount: number;
+  currency: string;
+  status: "processing" | "succeeded" | "requires_payment_method";
+  created: number;
+}
+
+/** A PaymentIntent object as Checkout makes it, with the fields Stripe always answers. */
+export function paymentIntentObject(fields: IntentFields): Record<string, unknown> {
+  return {
+    id: fields.id,
+    object: "payment_intent",
+    amount: fields.amount,
+    amount_capturable: 0,
+    amount_received: fields.status === "succeeded" ? fields.amount : 0,
+    application: null,
+    application_fee_amount: null,
+    automatic_payment_methods: null,
+    canceled_at: null,
+    cancellation_reason: null,
+    capture_method: "automatic",
+    client_secret: null,
+    confirmation_method: "automatic",
+    created: fields.created,
+    currency: fields.currency,
+    customer: null,
+    description: null,
+    invoice: null,
+    last_payment_error: null,
+    latest_charge: null,
+    livemode: false,
+    metadata: {},
+    on_behalf_of: null,
+    payment_method: null,
+    payment_method_types: ["card", "sepa_debit"],
+    receipt_email: null,
+    review: null,
+    setup_future_usage: null,
+    shipping: null,
+    statement_descriptor: null,
+    statement_descriptor_suffix: null,
+    status: fields.status,
+    transfer_data: null,
+    transfer_group: null,
   };
 }
 
@@ -131,6 +182,7 @@ export function stripeEvent(kind: PaymentEventKind, state: CheckoutState): Recor
     status,
     paymentStatus,
     expiresAt: Math.floor(Date.now() / 1000),
+    paymentIntent: status === "complete" ? stripeId("pi") : null,
   });
   return eventObject(type, session);
 }

@@ -1,7 +1,7 @@
 /**
  * A local stand-in for Stripe's API, for tests that cannot reach Stripe: a real HTTP server
  * on 127.0.0.1 that speaks the Checkout Session endpoints the Stripe adapter uses (create,
- * retrieve, expire), takes form-encoded bodies as Stripe does, honours `Idempotency-Key`,
+ * retrieve, expire, and reading a completed session's payment intent), takes form-encoded bodies as Stripe does, honours `Idempotency-Key`,
  * and answers errors in Stripe's shape. Every answer is validated against the schemas of
  * Stripe's published OpenAPI description (stripe-schemas.json, made by
  * scripts/extract-stripe-schemas.ts): one that drifts is answered 500 instead and recorded
@@ -16,6 +16,8 @@ import type { AddressInfo } from "node:net";
 import { Ajv, type ValidateFunction } from "ajv";
 import {
   eventObject,
+  type IntentFields,
+  paymentIntentObject,
   type SessionFields,
   sessionObject,
   stripeHeaders,
@@ -87,6 +89,7 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   const validators = new Map<string, ValidateFunction>();
   const problems: string[] = [];
   const sessions = new Map<string, SessionFields>();
+  const intents = new Map<string, IntentFields["status"]>();
   const idempotent = new Map<string, { params: string; status: number; body: unknown }>();
   let base = "";
 
@@ -116,6 +119,24 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     return found;
   };
   const objectOf = (fields: SessionFields) => checked("checkout.session", sessionObject(fields));
+
+  function intentOf(id: string): unknown {
+    const status = intents.get(id);
+    const found = [...sessions.values()].find((fields) => fields.paymentIntent === id);
+    if (!status || !found) {
+      throw new StripeRefusal(404, {
+        type: "invalid_request_error",
+        code: "resource_missing",
+        param: "intent",
+        message: `No such payment_intent: '${id}'`,
+      });
+    }
+    const { amount, currency, created = 0 } = found;
+    return checked(
+      "payment_intent",
+      paymentIntentObject({ id, amount, currency, status, created }),
+    );
+  }
 
   function create(form: Record<string, unknown>): SessionFields {
     const seconds = Math.floor(now() / 1000);
@@ -172,6 +193,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
       return [401, { type: "invalid_request_error", message: "Invalid API Key provided." }];
     }
     const path = new URL(request.url ?? "/", "http://x").pathname;
+    const intent = /^\/v1\/payment_intents\/([^/]+)$/.exec(path)?.[1];
+    if (intent && request.method === "GET") return answered(() => intentOf(intent));
     const match = /^\/v1\/checkout\/sessions(?:\/([^/]+)(\/expire)?)?$/.exec(path);
     if (!match)
       return [
@@ -232,9 +255,14 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     id: string,
     type: string,
     change: Partial<Pick<SessionFields, "status" | "paymentStatus">>,
+    intent?: IntentFields["status"],
   ): Promise<SignedEvent> {
     const found = session(id);
     Object.assign(found, change);
+    if (intent) {
+      found.paymentIntent ??= stripeId("pi");
+      intents.set(found.paymentIntent, intent);
+    }
     const event = eventObject(type, objectOf(found) as Record<string, unknown>);
     checked("event", event);
     const body = new TextEncoder().encode(JSON.stringify(event));
@@ -251,6 +279,11 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     }).then((r) => r.arrayBuffer());
   }
 
+  function paid(id: string): Promise<SignedEvent> {
+    const change = { status: "complete", paymentStatus: "paid" } as const;
+    return happen(id, "checkout.session.completed", change, "succeeded");
+  }
+
   /** The checkout page of a session and its two buttons. */
   async function page(request: IncomingMessage, response: ServerResponse, body: string) {
     const id = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname.slice(5));
@@ -258,12 +291,7 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     if (!found) return send(response, 404, "text/plain", "no such checkout");
     if (request.method === "POST") {
       const action = new URLSearchParams(body).get("action");
-      if (action === "pay" && found.status === "open") {
-        await happen(id, "checkout.session.completed", {
-          status: "complete",
-          paymentStatus: "paid",
-        });
-      }
+      if (action === "pay" && found.status === "open") await paid(id);
       const to = action === "pay" ? found.successUrl : found.cancelUrl;
       response.writeHead(303, { location: (to ?? base).replace("{CHECKOUT_SESSION_ID}", id) });
       return response.end();
@@ -317,17 +345,31 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     /** The session as the server holds it. */
     session: (id: string) => ({ ...session(id) }),
     /** The respondent pays by card: complete and paid. */
-    pay: (id: string) =>
-      happen(id, "checkout.session.completed", { status: "complete", paymentStatus: "paid" }),
+    pay: paid,
     /** The respondent completes with a delayed method: complete, still unpaid. */
     complete: (id: string) =>
-      happen(id, "checkout.session.completed", { status: "complete", paymentStatus: "unpaid" }),
+      happen(
+        id,
+        "checkout.session.completed",
+        { status: "complete", paymentStatus: "unpaid" },
+        "processing",
+      ),
     /** The delayed payment arrives. */
     succeed: (id: string) =>
-      happen(id, "checkout.session.async_payment_succeeded", { paymentStatus: "paid" }),
+      happen(
+        id,
+        "checkout.session.async_payment_succeeded",
+        { paymentStatus: "paid" },
+        "succeeded",
+      ),
     /** The delayed payment fails. */
     fail: (id: string) =>
-      happen(id, "checkout.session.async_payment_failed", { paymentStatus: "unpaid" }),
+      happen(
+        id,
+        "checkout.session.async_payment_failed",
+        { paymentStatus: "unpaid" },
+        "requires_payment_method",
+      ),
     /** The session reaches its expiry unpaid. */
     expire: (id: string) => happen(id, "checkout.session.expired", { status: "expired" }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

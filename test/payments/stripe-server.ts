@@ -9,7 +9,9 @@
  *
  * A test plays the respondent through `pay`, `complete`, `succeed`, `fail` and `expire`
  * (each answers the event Stripe would send, signed), or through the checkout page at a
- * session's `url`, which posts its events to `webhookUrl` when given.
+ * session's `url`; every event is kept in `events` and posted to `webhookUrl` when given.
+ * A session past its `expires_at` (by the `now` option's clock) reads expired, as at Stripe,
+ * and `expireDue` makes the events of those whose expiry has not been announced yet.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -90,6 +92,9 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   const problems: string[] = [];
   const sessions = new Map<string, SessionFields>();
   const intents = new Map<string, IntentFields["status"]>();
+  const events: SignedEvent[] = [];
+  /** Sessions whose `checkout.session.expired` event was made. */
+  const announced = new Set<string>();
   const idempotent = new Map<string, { params: string; status: number; body: unknown }>();
   let base = "";
 
@@ -116,6 +121,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
         message: `No such checkout.session: '${id}'`,
       });
     }
+    // Stripe expires a session at its `expires_at` whether or not its event arrives.
+    if (found.status === "open" && now() / 1000 >= found.expiresAt) found.status = "expired";
     return found;
   };
   const objectOf = (fields: SessionFields) => checked("checkout.session", sessionObject(fields));
@@ -267,6 +274,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     checked("event", event);
     const body = new TextEncoder().encode(JSON.stringify(event));
     const signed = { body, headers: await stripeHeaders(body, webhookSecret), event };
+    events.push(signed);
+    if (type === "checkout.session.expired") announced.add(id);
     if (options.webhookUrl) await deliver(signed);
     return signed;
   }
@@ -342,6 +351,25 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     webhookSecret,
     /** Every answer that failed validation against Stripe's schemas; empty when all held. */
     problems,
+    /** Every event made so far, in order: to send again, or out of order. */
+    events,
+    /**
+     * Sends the `checkout.session.expired` event of every session past its expiry that has
+     * not had one (a session past its expiry reads expired even before: an event may be lost).
+     */
+    async expireDue(): Promise<SignedEvent[]> {
+      const due = [...sessions.values()].filter(
+        (fields) =>
+          fields.status !== "complete" &&
+          now() / 1000 >= fields.expiresAt &&
+          !announced.has(fields.id),
+      );
+      const made: SignedEvent[] = [];
+      for (const fields of due) {
+        made.push(await happen(fields.id, "checkout.session.expired", { status: "expired" }));
+      }
+      return made;
+    },
     /** The session as the server holds it. */
     session: (id: string) => ({ ...session(id) }),
     /** The respondent pays by card: complete and paid. */

@@ -79,6 +79,21 @@ const invalid = (message: string, param?: string, code?: string) =>
     ...(code ? { code } : {}),
   });
 
+// Compiled once for every server of a test process: compiling takes about a second.
+const ajv = new Ajv({ allErrors: true });
+ajv.addSchema({ $id: "stripe", definitions: schemas.definitions });
+const validators = new Map<string, ValidateFunction>();
+
+/** The validator of one vendored schema of Stripe's. */
+function validatorOf(schema: string): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.getSchema(`stripe#/definitions/${schema}`) as ValidateFunction;
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
 export type StripeServer = Awaited<ReturnType<typeof startStripeServer>>;
 
 /** Starts the server on an ephemeral port of 127.0.0.1; `close()` stops it. */
@@ -86,9 +101,6 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   const secretKey = options.secretKey ?? "sk_test_local";
   const webhookSecret = options.webhookSecret ?? "whsec_local";
   const now = options.now ?? Date.now;
-  const ajv = new Ajv({ allErrors: true });
-  ajv.addSchema({ $id: "stripe", definitions: schemas.definitions });
-  const validators = new Map<string, ValidateFunction>();
   const problems: string[] = [];
   const sessions = new Map<string, SessionFields>();
   const intents = new Map<string, IntentFields["status"]>();
@@ -100,11 +112,7 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
 
   /** `value` if it is a valid `schema` of Stripe's description; else a problem recorded. */
   function checked(schema: string, value: unknown): unknown {
-    let validate = validators.get(schema);
-    if (!validate) {
-      validate = ajv.getSchema(`stripe#/definitions/${schema}`) as ValidateFunction;
-      validators.set(schema, validate);
-    }
+    const validate = validatorOf(schema);
     if (validate(value)) return value;
     const problem = `${schema}: ${ajv.errorsText(validate.errors)}`;
     problems.push(problem);

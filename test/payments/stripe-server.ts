@@ -15,7 +15,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Ajv, type ValidateFunction } from "ajv";
 import {
   eventObject,
   type IntentFields,
@@ -26,7 +25,8 @@ import {
   stripeId,
 } from "./stripe-events.ts";
 import { parseForm } from "./stripe-form.ts";
-import schemas from "./stripe-schemas.json" with { type: "json" };
+import { invalid, missing, StripeRefusal, sessionFromForm } from "./stripe-requests.ts";
+import { schemaProblem } from "./stripe-schema-check.ts";
 
 /** A signed event as Stripe posts it. */
 export interface SignedEvent {
@@ -47,53 +47,6 @@ export interface StripeServerOptions {
   now?: () => number;
 }
 
-/** The currencies the server takes (a part of Stripe's list); others are refused as Stripe does. */
-const currencies = new Set([
-  "eur",
-  "usd",
-  "gbp",
-  "chf",
-  "sek",
-  "nok",
-  "dkk",
-  "pln",
-  "jpy",
-  "cad",
-  "aud",
-]);
-
-class StripeRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: { type: string; message: string; code?: string; param?: string },
-  ) {
-    super(body.message);
-  }
-}
-
-const invalid = (message: string, param?: string, code?: string) =>
-  new StripeRefusal(400, {
-    type: "invalid_request_error",
-    message,
-    ...(param ? { param } : {}),
-    ...(code ? { code } : {}),
-  });
-
-// Compiled once for every server of a test process: compiling takes about a second.
-const ajv = new Ajv({ allErrors: true });
-ajv.addSchema({ $id: "stripe", definitions: schemas.definitions });
-const validators = new Map<string, ValidateFunction>();
-
-/** The validator of one vendored schema of Stripe's. */
-function validatorOf(schema: string): ValidateFunction {
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.getSchema(`stripe#/definitions/${schema}`) as ValidateFunction;
-    validators.set(schema, validate);
-  }
-  return validate;
-}
-
 export type StripeServer = Awaited<ReturnType<typeof startStripeServer>>;
 
 /** Starts the server on an ephemeral port of 127.0.0.1; `close()` stops it. */
@@ -112,23 +65,15 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
 
   /** `value` if it is a valid `schema` of Stripe's description; else a problem recorded. */
   function checked(schema: string, value: unknown): unknown {
-    const validate = validatorOf(schema);
-    if (validate(value)) return value;
-    const problem = `${schema}: ${ajv.errorsText(validate.errors)}`;
+    const problem = schemaProblem(schema, value);
+    if (problem === null) return value;
     problems.push(problem);
     throw new Error(`the local Stripe server drifted from Stripe's API: ${problem}`);
   }
 
   const session = (id: string) => {
     const found = sessions.get(id);
-    if (!found) {
-      throw new StripeRefusal(404, {
-        type: "invalid_request_error",
-        code: "resource_missing",
-        param: "session",
-        message: `No such checkout.session: '${id}'`,
-      });
-    }
+    if (!found) throw missing("checkout.session", id);
     // Stripe expires a session at its `expires_at` whether or not its event arrives.
     if (found.status === "open" && now() / 1000 >= found.expiresAt) found.status = "expired";
     return found;
@@ -138,14 +83,7 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   function intentOf(id: string): unknown {
     const status = intents.get(id);
     const found = [...sessions.values()].find((fields) => fields.paymentIntent === id);
-    if (!status || !found) {
-      throw new StripeRefusal(404, {
-        type: "invalid_request_error",
-        code: "resource_missing",
-        param: "intent",
-        message: `No such payment_intent: '${id}'`,
-      });
-    }
+    if (!status || !found) throw missing("payment_intent", id);
     const { amount, currency, created = 0 } = found;
     return checked(
       "payment_intent",
@@ -154,51 +92,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   }
 
   function create(form: Record<string, unknown>): SessionFields {
-    const seconds = Math.floor(now() / 1000);
-    if (form.mode !== "payment") throw invalid("Only mode=payment is served here.", "mode");
-    const lines = form.line_items as Record<string, Record<string, unknown>> | undefined;
-    const line = lines?.["0"];
-    const price = line?.price_data as Record<string, unknown> | undefined;
-    if (!line || Object.keys(lines ?? {}).length !== 1 || !price) {
-      throw invalid("One line item with price_data is served here.", "line_items");
-    }
-    const currency = String(price.currency ?? "");
-    if (!currencies.has(currency)) {
-      throw invalid(`Invalid currency: ${currency}.`, "line_items[0][price_data][currency]");
-    }
-    const amount = Number(price.unit_amount);
-    if (!Number.isSafeInteger(amount) || amount < 1) {
-      throw invalid("Invalid integer.", "line_items[0][price_data][unit_amount]");
-    }
-    const name = (price.product_data as Record<string, unknown> | undefined)?.name;
-    if (typeof name !== "string" || name === "") {
-      throw invalid("Missing required param.", "line_items[0][price_data][product_data][name]");
-    }
-    if (typeof form.success_url !== "string") throw invalid("Missing success_url.", "success_url");
-    const expiresAt = form.expires_at === undefined ? seconds + 86_400 : Number(form.expires_at);
-    if (!(expiresAt >= seconds + 1800 && expiresAt <= seconds + 86_400)) {
-      throw invalid(
-        "The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.",
-        "expires_at",
-      );
-    }
-    const id = stripeId("cs_test");
-    const fields: SessionFields = {
-      id,
-      amount,
-      currency,
-      reference: typeof form.client_reference_id === "string" ? form.client_reference_id : null,
-      metadata: (form.metadata as Record<string, string> | undefined) ?? {},
-      status: "open",
-      paymentStatus: "unpaid",
-      expiresAt,
-      created: seconds,
-      url: `${base}/pay/${id}`,
-      successUrl: form.success_url,
-      cancelUrl: typeof form.cancel_url === "string" ? form.cancel_url : null,
-      email: typeof form.customer_email === "string" ? form.customer_email : null,
-    };
-    sessions.set(id, fields);
+    const fields = sessionFromForm(form, Math.floor(now() / 1000), (id) => `${base}/pay/${id}`);
+    sessions.set(fields.id, fields);
     return fields;
   }
 

@@ -1,6 +1,7 @@
 /**
- * What the local Stripe server refuses and how (Stripe's error shape), and the Checkout
- * Session a create request makes, checked as Stripe checks the few parameters it serves.
+ * What the local Stripe server refuses and how (Stripe's error shape), the Checkout Session
+ * a create request makes, checked as Stripe checks the few parameters it serves, and the
+ * page that stands in for Stripe's checkout.
  */
 import { type SessionFields, stripeId } from "./stripe-events.ts";
 
@@ -102,4 +103,13 @@ export function sessionFromForm(
     email: typeof form.customer_email === "string" ? form.customer_email : null,
   };
   return fields;
+}
+
+/** The checkout page of a session: its price, its status, and a button to pay or go back. */
+export function checkoutPage(fields: SessionFields): string {
+  const price = `${(fields.amount / 100).toFixed(2)} ${fields.currency.toUpperCase()}`;
+  return `<!doctype html><title>Checkout</title>
+<h1>Pay ${price}</h1><p>Status: ${fields.status}</p>
+<form method="post"><button name="action" value="pay">Pay ${price}</button>
+<button name="action" value="cancel">Back</button></form>`;
 }

@@ -1,11 +1,10 @@
 /**
  * A local stand-in for Stripe's API, for tests that cannot reach Stripe: a real HTTP server
- * on 127.0.0.1 that speaks the Checkout Session endpoints the Stripe adapter uses (create,
- * retrieve, expire, and reading a completed session's payment intent), takes form-encoded bodies as Stripe does, honours `Idempotency-Key`,
- * and answers errors in Stripe's shape. Every answer is validated against the schemas of
- * Stripe's published OpenAPI description (stripe-schemas.json, made by
- * scripts/extract-stripe-schemas.ts): one that drifts is answered 500 instead and recorded
- * in `problems`, so the test fails.
+ * on 127.0.0.1 speaking the endpoints the Stripe adapter uses (create, retrieve and expire a
+ * Checkout Session, read its payment intent) with Stripe's form encoding, `Idempotency-Key`
+ * and error shape. Every answer is validated against Stripe's published schemas
+ * (stripe-schemas.json, by scripts/extract-stripe-schemas.ts): one that drifts is answered
+ * 500 and recorded in `problems`, so the test fails.
  *
  * A test plays the respondent through `pay`, `complete`, `succeed`, `fail` and `expire`
  * (each answers the event Stripe would send, signed), or through the checkout page at a
@@ -25,7 +24,13 @@ import {
   stripeId,
 } from "./stripe-events.ts";
 import { parseForm } from "./stripe-form.ts";
-import { invalid, missing, StripeRefusal, sessionFromForm } from "./stripe-requests.ts";
+import {
+  checkoutPage,
+  invalid,
+  missing,
+  StripeRefusal,
+  sessionFromForm,
+} from "./stripe-requests.ts";
 import { schemaProblem } from "./stripe-schema-check.ts";
 
 /** A signed event as Stripe posts it. */
@@ -208,16 +213,7 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
       response.writeHead(303, { location: (to ?? base).replace("{CHECKOUT_SESSION_ID}", id) });
       return response.end();
     }
-    const price = `${(found.amount / 100).toFixed(2)} ${found.currency.toUpperCase()}`;
-    send(
-      response,
-      200,
-      "text/html; charset=utf-8",
-      `<!doctype html><title>Checkout</title>
-<h1>Pay ${price}</h1><p>Status: ${found.status}</p>
-<form method="post"><button name="action" value="pay">Pay ${price}</button>
-<button name="action" value="cancel">Back</button></form>`,
-    );
+    send(response, 200, "text/html; charset=utf-8", checkoutPage(found));
   }
 
   const server = createServer((request, response) => {
@@ -232,14 +228,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
             send(response, status, "application/json", JSON.stringify(json));
           });
       handle.catch((error: Error) => {
-        if (!response.headersSent) {
-          send(
-            response,
-            500,
-            "application/json",
-            JSON.stringify({ error: { type: "api_error", message: error.message } }),
-          );
-        }
+        const failure = { error: { type: "api_error", message: error.message } };
+        if (!response.headersSent) send(response, 500, "application/json", JSON.stringify(failure));
       });
     });
   });
@@ -278,34 +268,31 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     /** The respondent pays by card: complete and paid. */
     pay: paid,
     /** The respondent completes with a delayed method: complete, still unpaid. */
-    complete: (id: string) =>
-      happen(
-        id,
-        "checkout.session.completed",
-        { status: "complete", paymentStatus: "unpaid" },
-        "processing",
-      ),
+    complete: (id: string) => happen(id, ...delayed.complete),
     /** The delayed payment arrives. */
-    succeed: (id: string) =>
-      happen(
-        id,
-        "checkout.session.async_payment_succeeded",
-        { paymentStatus: "paid" },
-        "succeeded",
-      ),
+    succeed: (id: string) => happen(id, ...delayed.succeed),
     /** The delayed payment fails. */
-    fail: (id: string) =>
-      happen(
-        id,
-        "checkout.session.async_payment_failed",
-        { paymentStatus: "unpaid" },
-        "requires_payment_method",
-      ),
+    fail: (id: string) => happen(id, ...delayed.fail),
     /** The session reaches its expiry unpaid. */
     expire: (id: string) => happen(id, "checkout.session.expired", { status: "expired" }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A delayed payment's steps: the event, the session's change and the intent's status. */
+const delayed = {
+  complete: [
+    "checkout.session.completed",
+    { status: "complete", paymentStatus: "unpaid" },
+    "processing",
+  ],
+  succeed: ["checkout.session.async_payment_succeeded", { paymentStatus: "paid" }, "succeeded"],
+  fail: [
+    "checkout.session.async_payment_failed",
+    { paymentStatus: "unpaid" },
+    "requires_payment_method",
+  ],
+} as const;
 
 function send(response: ServerResponse, status: number, type: string, body: string): void {
   response.writeHead(status, { "content-type": type });

@@ -49,12 +49,19 @@ export function serverArgs(script = compiledServer): string[] {
  */
 const startFlags = (process.env.BENCH_START_FLAGS ?? "").split(" ").filter(Boolean);
 
-/** Starts `script` with `env` added and waits for its `listening on` line. */
+/**
+ * Starts `script` with `env` added and waits for its `listening on` line; with `cpus` (a
+ * `taskset` list such as `"0"`), pinned to those cores from its first instruction (taskset
+ * runs Node in its own process, so the pid is still the server's).
+ */
 export async function startServer(
   env: Record<string, string>,
   script = compiledServer,
+  cpus?: string,
 ): Promise<StandaloneServer> {
-  const child = spawn(process.execPath, serverArgs(script), {
+  const node = [process.execPath, ...serverArgs(script)];
+  const [command, ...args] = cpus ? ["taskset", "-c", cpus, ...node] : node;
+  const child = spawn(command as string, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import type { Scalar, Stored, StoreRecord } from "formwork/ports";
 import { compareValues, etagSource } from "formwork/ports/kit";
@@ -32,16 +32,39 @@ export async function readSnapshot(path: string, range: IdRange): Promise<Segmen
  * most `segmentSize` records (about 100 KB at the default 200), which the page cache
  * answers in tens of microseconds, while an asynchronous read makes four trips through
  * libuv's thread pool (open, stat, read, close) that a busy machine turns into
- * milliseconds: most of an S5 page that reads a segment not loaded.
+ * milliseconds: most of an S5 page that reads a segment not loaded. Read into one buffer
+ * kept for the next read rather than a fresh one each time (as `readFileSync` allocates):
+ * a fresh buffer of that size each page costs more than the read itself, in allocation
+ * and in garbage collections. So the bytes are good only until the next call:
+ * `SegmentSnapshot` decodes them at once and keeps none.
  */
 function readBytes(path: string): Uint8Array | null {
+  let fd: number;
   try {
-    return readFileSync(path);
+    fd = openSync(path, "r");
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw lowdbError(`cannot read ${path}`, cause);
   }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > scratch.length && size <= scratchLimit) scratch = new Uint8Array(size);
+    const bytes = size <= scratch.length ? scratch : new Uint8Array(size);
+    let done = 0;
+    for (let read = -1; done < size && read !== 0; done += read) {
+      read = readSync(fd, bytes, done, size - done, done);
+    }
+    return bytes.subarray(0, done);
+  } catch (cause) {
+    throw lowdbError(`cannot read ${path}`, cause);
+  } finally {
+    closeSync(fd);
+  }
 }
+
+/** The buffer segment files are read into; it grows to the largest file up to the limit. */
+let scratch = new Uint8Array(256 * 1024);
+const scratchLimit = 4 * 1024 * 1024;
 
 /**
  * One segment of a partition, loaded: its records in a `Map` (ids such as `__proto__` or

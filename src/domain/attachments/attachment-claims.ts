@@ -128,7 +128,15 @@ export function claimOps(
 
 /** The attachment ids held by the file fields of `fields`. */
 export function fileIdsOf(definition: FormDefinition, fields: SubmittedField[]): string[] {
-  const fileFields = fileFieldNames(definition);
+  return fileIdsIn(fileFieldNames(definition), fields);
+}
+
+/**
+ * The attachment ids `fields` hold in the fields named in `fileFields` (a form's
+ * `fileFieldNames`, found once for many submissions: a form read from the store is a fresh
+ * copy each time, whose compiled definition is not kept).
+ */
+export function fileIdsIn(fileFields: ReadonlySet<string>, fields: SubmittedField[]): string[] {
   return fields
     .filter((field) => fileFields.has(field.unique_system_name))
     .flatMap((field) => attachmentIdsOf(field.submitted_value));

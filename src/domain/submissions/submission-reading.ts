@@ -1,9 +1,10 @@
 import { NotFoundError } from "../../kernel/errors.ts";
-import { fileIdsOf } from "../attachments/attachment-claims.ts";
+import { fileIdsIn } from "../attachments/attachment-claims.ts";
 import { attachmentLink, attachmentQuery } from "../attachments/signed-links.ts";
 import { type AuditSource, appendAudit } from "../audit/index.ts";
 import type { Context } from "../context.ts";
 import type { FormAccess } from "../forms/form-access.ts";
+import { fileFieldNames } from "../forms/form-definition.ts";
 import { collections } from "../records/collections.ts";
 import {
   type AttachmentRecord,
@@ -83,13 +84,14 @@ export async function attachmentsOf(
   submissions: SubmissionRecord[],
 ): Promise<AttachmentRecord[]> {
   const records: AttachmentRecord[] = [];
+  const fileFields = fileFieldNames(access.form.form_definition);
   for (const submission of submissions) {
     // Kept on the record since its claim: no read (submission-record.ts).
     if (submission.attachments_held) {
       records.push(...submission.attachments_held);
       continue;
     }
-    for (const id of fileIdsOf(access.form.form_definition, submission.form_fields)) {
+    for (const id of fileIdsIn(fileFields, submission.form_fields)) {
       const stored = await ctx.store.get<AttachmentRecord>(
         collections.attachments,
         access.form.id,

@@ -15,6 +15,7 @@ import {
   finishFormDeletions,
   resumeErasures,
   sweepIdempotencyKeys,
+  sweepPayments,
   sweepRetention,
 } from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
@@ -219,6 +220,7 @@ function contextOf(
     blobs: options.blobs,
     webhookSender,
     mailer: options.mailer && tracedMailer(options.mailer, tracer),
+    payments: options.payments,
     actions: {
       attemptMs: options.actionTimeoutMs ?? 5000,
       mailRetry: {
@@ -257,6 +259,7 @@ function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown)
     await sweepIdempotencyKeys(ctx);
     await sweepRetention(ctx);
     await sweepAuditEntries(ctx);
+    await sweepPayments(ctx);
     return sweepAttachments(ctx);
   };
   let sweeping: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 import { datalist, form, manager, reporter, resultIds } from "./case-paths.ts";
-import { respondentEmail, submissionInput } from "./matrix-fixture.ts";
+import { matrixProvider, respondentEmail, submissionInput } from "./matrix-fixture.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
 /** Datalists, submissions and attachments, with who may use them (docs/design.md §3). */
@@ -53,6 +53,25 @@ export const recordCases: RouteCase[] = [
     name: "D7 entries",
     access: { kind: "datalist" },
     request: (fx) => ({ path: `${datalist(fx)}/entries` }),
+  },
+  // A payment provider's events: its signature is the only credential (docs/design.md §26).
+  {
+    route: "POST /api/payments/:provider/events",
+    name: "payment event",
+    access: { kind: "open" },
+    request: () => ({ path: "/api/payments/test/events", ...paymentEvent(false) }),
+  },
+  {
+    route: "POST /api/payments/:provider/events",
+    name: "payment event, bad signature",
+    access: { kind: "foreign", status: 400, public: true },
+    request: () => ({ path: "/api/payments/test/events", ...paymentEvent(true) }),
+  },
+  {
+    route: "POST /api/payments/:provider/events",
+    name: "payment event, another provider",
+    access: { kind: "foreign", status: 404, public: true },
+    request: () => ({ path: "/api/payments/stripe/events", ...paymentEvent(false) }),
   },
   // Submissions and attachments: S1–S7.
   {
@@ -159,3 +178,18 @@ export const recordCases: RouteCase[] = [
     },
   },
 ];
+
+/** A provider's event naming no submission of ours, signed (or not) as the provider signs. */
+function paymentEvent(forged: boolean) {
+  const event = {
+    id: "evt_matrix",
+    checkout: "cs_matrix",
+    reference: "none",
+    status: "paid",
+    amount: 100,
+    currency: "EUR",
+  };
+  const signed = matrixProvider.sign(JSON.stringify(event));
+  if (forged) signed.headers["test-signature"] = "00";
+  return signed;
+}

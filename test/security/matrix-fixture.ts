@@ -9,6 +9,7 @@ import { collections } from "../../src/domain/records/collections.ts";
 import { outboxPartitionOf } from "../../src/domain/webhooks/webhook-outbox.ts";
 import { createFormService, type FormService } from "../../src/index.ts";
 import { formInput } from "../helpers.ts";
+import { createTestProvider } from "../payments/provider.ts";
 import { type CallerKind, callerKinds, type OwnerKind } from "./matrix-callers.ts";
 import {
   adminSecret,
@@ -27,6 +28,9 @@ import {
   type SnapshotStore,
   snapshotStore,
 } from "./store-snapshot.ts";
+
+/** The payment provider of the matrix's service: its events are signed with its secret. */
+export const matrixProvider = createTestProvider();
 
 const allFlags = roleNames.map((role) => `${role}=1`).join("&");
 
@@ -164,6 +168,7 @@ async function newService() {
     allowPrivateWebhookDestinations: true,
     partners: { tokenSecret, tokenLifetimeSeconds },
     rateLimits: { publicPerMinute: 0, credentialPerMinute: 0 },
+    payments: matrixProvider.payments,
   });
   return { service, store, directory, clock };
 }

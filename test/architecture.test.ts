@@ -531,13 +531,18 @@ describe("the public API, one entry per audience", () => {
     "src/testing/index.ts": [
       "BlobStoreConformanceOptions",
       "ConformanceCase",
+      "PaymentEventKind",
+      "PaymentsConformanceOptions",
+      "Signing",
       "StoreConformanceOptions",
       "blobStoreConformanceCases",
+      "paymentsConformanceCases",
       "storeConformanceCases",
     ],
     /** node:test users: the suites registered with node:test. */
     "src/testing/node-test.ts": [
       "runBlobStoreConformance",
+      "runPaymentsConformance",
       "runStoreConformance",
       "runWithNodeTest",
     ],

@@ -8,6 +8,7 @@ import { createAzureBlobStore } from "formwork/adapters/azure-blob";
 import { createCosmosStore } from "formwork/adapters/cosmos";
 import { resolveAdminSecret, resolveCustomerTokenSecret } from "../standalone/config.ts";
 import { settingsOrExit } from "../standalone/environment.ts";
+import { paymentsFrom } from "../standalone/payments.ts";
 import { optionsFrom, serveUntilStopped } from "../standalone/serve.ts";
 import { cosmosOptionsOf, readAzureConfig } from "./config.ts";
 
@@ -30,6 +31,7 @@ const service = createFormService({
     tokenSecret: config.customerTokenSecret ?? (await resolveCustomerTokenSecret(config)),
   },
   trustProxy: config.trustProxy,
+  payments: await paymentsFrom(config),
   ...options,
 });
 

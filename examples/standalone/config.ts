@@ -70,6 +70,12 @@ export interface ServerConfig {
    * (`STOP_TIMEOUT_MS`, docs/design.md §10).
    */
   stopTimeoutMs: number;
+  /**
+   * Stripe's keys (`STRIPE_SECRET_KEY`, `STRIPE_WEBHOOK_SECRET`) and the address of its API
+   * (`STRIPE_API_URL`, only for a stand-in); unset, forms cannot take payments
+   * (docs/design.md §26).
+   */
+  stripe: { secretKey: string; webhookSecret: string; apiUrl?: string } | undefined;
 }
 
 /**
@@ -100,6 +106,9 @@ export const variables = {
   LOG_LEVEL: oneOf(logLevels, "info"),
   RATE_LIMIT_PUBLIC_PER_MINUTE: wholeNumber(300, 0),
   RATE_LIMIT_CREDENTIAL_PER_MINUTE: wholeNumber(3000, 0),
+  STRIPE_SECRET_KEY: text(),
+  STRIPE_WEBHOOK_SECRET: text(),
+  STRIPE_API_URL: url(["https:", "http:"], "a URL"),
 } satisfies Record<string, Variable>;
 
 /** The parsed values of {@link variables}. */
@@ -117,6 +126,11 @@ export const together = [
     values.MAX_UNCLAIMED_UPLOAD_BYTES !== undefined &&
     values.MAX_UPLOAD_BYTES > values.MAX_UNCLAIMED_UPLOAD_BYTES
       ? `MAX_UPLOAD_BYTES (${values.MAX_UPLOAD_BYTES}) must not exceed MAX_UNCLAIMED_UPLOAD_BYTES (${values.MAX_UNCLAIMED_UPLOAD_BYTES})`
+      : undefined,
+  // One key alone takes no payment and verifies no event: a half-done set-up, said at start.
+  (values: Values) =>
+    (values.STRIPE_SECRET_KEY === undefined) !== (values.STRIPE_WEBHOOK_SECRET === undefined)
+      ? `STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together, not ${values.STRIPE_SECRET_KEY ? "STRIPE_SECRET_KEY" : "STRIPE_WEBHOOK_SECRET"} alone`
       : undefined,
   (values: Values) => {
     const publicUrl = values.PUBLIC_URL?.replace(/\/+$/, "");
@@ -159,6 +173,14 @@ export function configOf(values: Values): ServerConfig {
     logLevel: values.LOG_LEVEL,
     rateLimitPublicPerMinute: values.RATE_LIMIT_PUBLIC_PER_MINUTE,
     rateLimitCredentialPerMinute: values.RATE_LIMIT_CREDENTIAL_PER_MINUTE,
+    stripe:
+      values.STRIPE_SECRET_KEY && values.STRIPE_WEBHOOK_SECRET
+        ? {
+            secretKey: values.STRIPE_SECRET_KEY,
+            webhookSecret: values.STRIPE_WEBHOOK_SECRET,
+            ...(values.STRIPE_API_URL ? { apiUrl: values.STRIPE_API_URL } : {}),
+          }
+        : undefined,
   };
 }
 

@@ -16,6 +16,7 @@ import {
 import { reportCrashes } from "./crash-report.ts";
 import { openDataStore } from "./data-store.ts";
 import { settingsOrExit } from "./environment.ts";
+import { paymentsFrom } from "./payments.ts";
 import { optionsFrom, serveUntilStopped } from "./serve.ts";
 
 reportCrashes();
@@ -35,6 +36,7 @@ const service = createFormService({
   }),
   adminSecret: await resolveAdminSecret(config),
   partners: { tokenSecret: await resolveCustomerTokenSecret(config) },
+  payments: await paymentsFrom(config),
   ...optionsFrom(config),
 });
 

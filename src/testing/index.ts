@@ -9,4 +9,10 @@ export {
   blobStoreConformanceCases,
 } from "./blob-store-conformance.ts";
 export type { ConformanceCase } from "./conformance-case.ts";
+export {
+  type PaymentEventKind,
+  type PaymentsConformanceOptions,
+  paymentsConformanceCases,
+  type Signing,
+} from "./payments-conformance.ts";
 export { type StoreConformanceOptions, storeConformanceCases } from "./store-conformance.ts";

@@ -91,6 +91,7 @@ export const layers: Layer[] = [
   { name: "adapter cosmos", files: ["adapters/cosmos/*"], mayImport: ["contracts", "kit"] },
   { name: "adapter azure-blob", files: ["adapters/azure-blob/*"], mayImport: ["contracts", "kit"] },
   { name: "adapter smtp", files: ["adapters/smtp/*"], mayImport: ["contracts", "kit"] },
+  { name: "adapter stripe", files: ["adapters/stripe/*"], mayImport: ["contracts", "kit"] },
 ];
 
 /**
@@ -147,4 +148,5 @@ export const adapterPackages: Record<string, string[]> = {
   cosmos: ["@azure/cosmos"],
   "azure-blob": ["@azure/storage-blob"],
   smtp: ["nodemailer"],
+  stripe: ["stripe"],
 };

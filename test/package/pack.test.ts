@@ -16,8 +16,13 @@ const tsc = join(root, "node_modules/typescript/bin/tsc");
 /** What each subpath must export at least; subpaths added later must export something. */
 const expectedExports: Record<string, string[]> = {
   ".": ["createFormService", "createHttpWebhookSender", "defaultLimits", "ServiceError"],
-  "./testing": ["storeConformanceCases", "blobStoreConformanceCases"],
-  "./testing/node": ["runStoreConformance", "runBlobStoreConformance", "runWithNodeTest"],
+  "./testing": ["storeConformanceCases", "blobStoreConformanceCases", "paymentsConformanceCases"],
+  "./testing/node": [
+    "runStoreConformance",
+    "runBlobStoreConformance",
+    "runPaymentsConformance",
+    "runWithNodeTest",
+  ],
   "./ports": ["StoreConflictError", "StoreUnavailableError", "DownloadRefusedError"],
   "./ports/kit": ["isNotFound", "evaluateQuery", "queryAll", "downloadHeaders", "updateRecord"],
   "./adapters/memory": ["createMemoryStore", "createMemoryBlobStore"],
@@ -26,6 +31,7 @@ const expectedExports: Record<string, string[]> = {
   "./adapters/cosmos": ["createCosmosStore"],
   "./adapters/azure-blob": ["createAzureBlobStore"],
   "./adapters/smtp": ["createSmtpMailer", "nodemailerMessage"],
+  "./adapters/stripe": ["createStripePayments"],
 };
 
 /**
@@ -277,6 +283,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
         node(project, `await import("formwork/adapters/${subpath}"); console.log("loaded");`);
       assert.match(await failure(withLowdb, "lowdb"), /Cannot find package 'proper-lockfile'/);
       assert.match(await failure(bare, "smtp"), /Cannot find package 'nodemailer'/);
+      assert.match(await failure(bare, "stripe"), /Cannot find package 'stripe'/);
       assert.match(await failure(bare, "cosmos"), /Cannot find package '@azure\/cosmos'/);
     });
   });

@@ -22,6 +22,21 @@ const bad: [string, string, string][] = [
   ["STOP_TIMEOUT_MS", "30s", 'STOP_TIMEOUT_MS must be a whole number of at least 0, not "30s"'],
   ["ALLOW_PRIVATE_WEBHOOKS", "yes", 'ALLOW_PRIVATE_WEBHOOKS must be 0 or 1, not "yes"'],
   ["PUBLIC_URL", "not a url", 'PUBLIC_URL must be a URL, not "not a url"'],
+  [
+    "STRIPE_SECRET_KEY",
+    "sk_test_x",
+    "STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together, not STRIPE_SECRET_KEY alone",
+  ],
+  [
+    "STRIPE_WEBHOOK_SECRET",
+    "whsec_x",
+    "STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together, not STRIPE_WEBHOOK_SECRET alone",
+  ],
+  [
+    "STRIPE_API_URL",
+    "api.stripe.com",
+    'STRIPE_API_URL must be a URL (https://… or http://…), not "api.stripe.com"',
+  ],
 ];
 
 /** The variable names in the first column of the table under `heading` in `markdown`. */

@@ -1,7 +1,8 @@
 /**
- * Payment events cut by kill -9 (docs/design.md §26, §12): a server process is killed while
- * it settles a burst of the provider's events, restarted on the same data, and sent every
- * event again, as the provider does for events it got no answer to. Each payment is then
+ * Payment events cut by kill -9 (docs/design.md §26, §12): the standalone server, taking
+ * payments through the local Stripe server, is killed while it settles a burst of Stripe's
+ * events, restarted on the same data, and sent every event again, as Stripe does for events
+ * it got no answer to. Each payment is then
  * settled exactly once: the paid ones paid with one webhook delivery each, the expired ones
  * expired with their inventory given back, and the counts equal to the records.
  */
@@ -10,13 +11,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { type StandaloneServer, startServer } from "../../bench/standalone-process.ts";
+import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { adminHeaders, adminSecret, call } from "../standalone/crash-fixture.ts";
+import { start } from "../standalone/server-process.ts";
 import { startReceiver } from "../webhooks/receiver.ts";
-import { createTestProvider } from "./provider.ts";
+import { type SignedEvent, startStripeServer } from "./stripe-server.ts";
 
-const secret = "whsec_crash";
-const script = "test/payments/payment-server.ts";
 const orders = 40;
 
 const formBody = {
@@ -42,8 +42,19 @@ describe("payment events cut by kill -9", () => {
   it("settles every payment exactly once when the provider sends its events again", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "formwork-crash-payments-"));
     dirs.push(dataDir);
-    const env = { DATA_DIR: dataDir, ADMIN_SECRET: adminSecret, PAYMENT_SECRET: secret };
-    let server = await startServer(env, script);
+    const stripe = await startStripeServer();
+    after(() => stripe.close());
+    const env = {
+      DATA_DIR: dataDir,
+      ADMIN_SECRET: adminSecret,
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      STRIPE_API_URL: stripe.url,
+      ALLOW_PRIVATE_WEBHOOKS: "1",
+      // A delivery the killed process held comes due again soon after the restart.
+      WEBHOOK_LEASE_MS: "2000",
+    };
+    let server = await start(env);
     after(() => server.child.kill("SIGKILL"));
     const receiver = await startReceiver([200]);
     const account = await call(server, "POST", "/api/admin/accounts", adminHeaders, {
@@ -71,10 +82,8 @@ describe("payment events cut by kill -9", () => {
     });
     assert.equal(hook.status, 200, JSON.stringify(hook.body));
 
-    // The orders, and the provider's event for each: even ones paid, odd ones expired.
-    const provider = createTestProvider(secret);
-    const events: { id: string; paid: boolean; body: string; headers: Record<string, string> }[] =
-      [];
+    // The orders, and Stripe's event for each: even ones paid, odd ones expired.
+    const events: (SignedEvent & { id: string; paid: boolean })[] = [];
     for (let n = 0; n < orders; n++) {
       const posted = await call(
         server,
@@ -90,23 +99,17 @@ describe("payment events cut by kill -9", () => {
       );
       assert.equal(posted.status, 200, JSON.stringify(posted.body));
       const id = posted.body.id as string;
-      const checkout = String(posted.body.thanks_behaviour_redirect_url).split("/").at(-1);
+      const page = new URL(posted.body.thanks_behaviour_redirect_url);
+      const checkout = decodeURIComponent(page.pathname.split("/").at(-1) ?? "");
       const paid = n % 2 === 0;
-      const event = {
-        id: `evt_${n}`,
-        checkout,
-        reference: `${formId}.${id}`,
-        status: paid ? "paid" : "expired",
-        amount: 2500,
-        currency: "EUR",
-      };
-      events.push({ id, paid, ...provider.sign(JSON.stringify(event)) });
+      const signed = paid ? await stripe.pay(checkout) : await stripe.expire(checkout);
+      events.push({ id, paid, ...signed });
     }
     const send = (target: StandaloneServer, event: (typeof events)[number]) =>
-      fetch(`${target.base}/api/payments/test/events`, {
+      fetch(`${target.base}/api/payments/stripe/events`, {
         method: "POST",
         headers: event.headers,
-        body: event.body,
+        body: Buffer.from(event.body),
       }).then((answer) => answer.status);
 
     // The burst, cut by kill -9 once the first webhook of a payment arrives.
@@ -117,7 +120,7 @@ describe("payment events cut by kill -9", () => {
     assert.ok(unanswered > 0, "the kill came after every event was answered");
 
     // The provider sends every event again, to the restarted server: each changes nothing twice.
-    server = await startServer(env, script);
+    server = await start(env);
     for (const event of events) assert.equal(await send(server, event), 200);
     for (const event of events) assert.equal(await send(server, event), 200);
 
@@ -139,6 +142,7 @@ describe("payment events cut by kill -9", () => {
     assert.equal(remaining, 1000 - orders / 2);
 
     // One delivery per paid order, none for an expired one; each reached the receiver.
+    assert.deepEqual(stripe.problems, [], "every answer matched Stripe's published schemas");
     const deliveries = await call(
       server,
       "GET",

@@ -5,14 +5,16 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createStripePayments } from "../../adapters/stripe/index.ts";
 import { createFormService, createHttpWebhookSender } from "../../src/index.ts";
-import type { Payments, Store } from "../../src/ports/index.ts";
+import type { CheckoutState, Payments, Store } from "../../src/ports/index.ts";
 import { sectionPath } from "../engine/fixture.ts";
 import { formInput, request, type TestUser } from "../helpers.ts";
 import { serviceQueriesOnly } from "../service-queries-only.ts";
 import { storeKinds } from "../store-kinds.ts";
 import { startReceiver } from "../webhooks/receiver.ts";
-import { createTestProvider, type SignedEvent } from "./provider.ts";
+import { stripeEvent, stripeHeaders, stripeId } from "./stripe-events.ts";
+import { type SignedEvent, type StripeServer, startStripeServer } from "./stripe-server.ts";
 
 const fields = [
   { unique_system_name: "name_1", type: "text", label: "Name", required: true },
@@ -74,8 +76,11 @@ async function payingForm(store: Store, payments: Payments | undefined, clock: {
   const remaining = async () =>
     (await call("GET", `/api/form/${formId}`)).body.form_configuration.quantitylimitsettings
       .inventory[0].remaining as number;
-  const post = (provider: string, event: SignedEvent) =>
-    call("POST", `/api/payments/${provider}/events`, event);
+  const post = (provider: string, { body, headers }: SignedEvent) =>
+    call("POST", `/api/payments/${provider}/events`, {
+      body: new TextDecoder().decode(body),
+      headers: Object.fromEntries(headers),
+    });
   return { service, call, alice, formId, save, submit, read, remaining, post };
 }
 
@@ -95,11 +100,8 @@ describe("payments: paymentsettings on F2", () => {
       },
     ]);
 
-    const env = await payingForm(
-      serviceQueriesOnly(createMemoryStore()),
-      createTestProvider().payments,
-      clock,
-    );
+    const stripe = await stripeServer();
+    const env = await payingForm(serviceQueriesOnly(createMemoryStore()), stripe.payments, clock);
     const bad = [
       [{ enabled: true, amount: 100 }, "currency", "is required when enabled"],
       [{ enabled: true, currency: "EURO", amount: 100 }, "currency", "must be an ISO 4217"],
@@ -130,9 +132,10 @@ describe("payments: paymentsettings on F2", () => {
 describe("payments: S2, the provider's events and the sweep", () => {
   for (const [name, open] of storeKinds("memory", "lowdb", "cosmos")) {
     it(`takes the money before the actions, gives back what an unpaid order took (${name})`, async () => {
-      const clock = { now: new Date("2026-11-27T10:00:00Z") };
-      const provider = createTestProvider();
-      const env = await payingForm(serviceQueriesOnly(await open()), provider.payments, clock);
+      const clock = { now: new Date() };
+      const stripe = await stripeServer(() => clock.now.getTime());
+      const { server } = stripe;
+      const env = await payingForm(serviceQueriesOnly(await open()), stripe.payments, clock);
       const receiver = await startReceiver([200]);
       const hook = await env.call("POST", `/api/restricted/form/${env.formId}/submissionwebhook`, {
         as: env.alice,
@@ -146,29 +149,29 @@ describe("payments: S2, the provider's events and the sweep", () => {
       const order = { name_1: "Ada", seats_2: "3", total_3: "0.01", session_4: "am" };
       const first = await env.submit({ ...order, email_5: "ada@example.com" });
       assert.equal(first.status, 200, JSON.stringify(first.body));
-      const checkout = await provider.checkoutOf(first.body.id);
-      assert.equal(first.body.thanks_behaviour, "url_redirect");
-      assert.equal(first.body.thanks_behaviour_redirect_url, `https://pay.example/${checkout}`);
-      assert.equal(first.body.actionSuccessful, true);
       const pending = await env.read(first.body.id);
+      const checkout = pending.payment_reference as string;
+      assert.equal(first.body.thanks_behaviour, "url_redirect");
+      assert.equal(first.body.thanks_behaviour_redirect_url, server.session(checkout).url);
+      assert.equal(first.body.actionSuccessful, true);
       assert.equal(pending.payment_status, "pending");
       assert.equal(pending.payment_amount, 3750);
       assert.equal(pending.payment_currency, "EUR");
-      assert.equal(pending.payment_provider, "test");
-      assert.equal(pending.payment_reference, checkout);
+      assert.equal(pending.payment_provider, "stripe");
+      assert.match(checkout, /^cs_/);
       assert.equal(pending.payment_expires_at, undefined);
       assert.equal(await env.remaining(), 1);
 
       // A bad signature changes nothing; an unknown provider is not found.
-      const paid = await provider.event(checkout, "paid");
-      const forged = await provider.event(checkout, "paid", true);
-      assert.equal((await env.post("test", forged)).status, 400);
+      const paid = await server.pay(checkout);
+      const forged = { ...paid, headers: await stripeHeaders(paid.body, "whsec_forged") };
+      assert.equal((await env.post("stripe", forged)).status, 400);
       assert.equal((await env.read(first.body.id)).payment_status, "pending");
-      assert.equal((await env.post("stripe", paid)).status, 404);
+      assert.equal((await env.post("mollie", paid)).status, 404);
 
       // Paid: the webhook fires once, after the payment, carrying the payment fields.
       assert.equal(receiver.received.length, 0);
-      const answered = await env.post("test", paid);
+      const answered = await env.post("stripe", paid);
       assert.equal(answered.status, 200);
       assert.deepEqual(answered.body, { received: true });
       assert.equal((await env.read(first.body.id)).payment_status, "paid");
@@ -177,26 +180,27 @@ describe("payments: S2, the provider's events and the sweep", () => {
       assert.equal(payload.data.form_submission.payment_status, "paid");
       assert.equal(payload.data.form_submission.payment_amount, 3750);
       // Repeated, and an expiry arriving after it: nothing changes twice.
-      assert.equal((await env.post("test", paid)).status, 200);
-      const late = await provider.event(checkout, "expired");
-      assert.equal((await env.post("test", late)).status, 200);
+      assert.equal((await env.post("stripe", paid)).status, 200);
+      const late = await server.expire(checkout);
+      assert.equal((await env.post("stripe", late)).status, 200);
       assert.equal((await env.read(first.body.id)).payment_status, "paid");
       assert.equal(await env.remaining(), 1);
 
       // Expired: its inventory comes back, and S7 of it gives back nothing more.
       const second = await env.submit(order);
       assert.equal(await env.remaining(), 0);
-      const secondCheckout = await provider.checkoutOf(second.body.id);
+      const secondCheckout = (await env.read(second.body.id)).payment_reference;
       // An event of another checkout than its own changes nothing, unless it says paid.
-      const stray = await provider.event(checkout, "failed");
-      const strayOf = JSON.parse(stray.body);
-      strayOf.reference = `${env.formId}.${second.body.id}`;
-      assert.equal((await env.post("test", forgedFor(provider, strayOf))).status, 200);
+      const stray = await signed(stripe, "expired", {
+        checkout: stripeId("cs_test"),
+        reference: `${env.formId}.${second.body.id}`,
+        status: "expired",
+        amount: 3750,
+        currency: "EUR",
+      });
+      assert.equal((await env.post("stripe", stray)).status, 200);
       assert.equal((await env.read(second.body.id)).payment_status, "pending");
-      assert.equal(
-        (await env.post("test", await provider.event(secondCheckout, "expired"))).status,
-        200,
-      );
+      assert.equal((await env.post("stripe", await server.expire(secondCheckout))).status, 200);
       assert.equal((await env.read(second.body.id)).payment_status, "expired");
       assert.equal(await env.remaining(), 1);
 
@@ -204,11 +208,11 @@ describe("payments: S2, the provider's events and the sweep", () => {
       const third = await env.submit(order);
       assert.equal(await env.remaining(), 0);
       assert.equal((await env.submit(order)).status, 400);
-      const thirdCheckout = await provider.checkoutOf(third.body.id);
-      assert.equal(
-        (await env.post("test", await provider.event(thirdCheckout, "failed"))).status,
-        200,
-      );
+      const thirdCheckout = (await env.read(third.body.id)).payment_reference;
+      // A delayed method: completed but not paid yet, then its failure.
+      assert.equal((await env.post("stripe", await server.complete(thirdCheckout))).status, 200);
+      assert.equal((await env.read(third.body.id)).payment_status, "pending");
+      assert.equal((await env.post("stripe", await server.fail(thirdCheckout))).status, 200);
       assert.equal((await env.read(third.body.id)).payment_status, "failed");
       assert.equal(await env.remaining(), 1);
 
@@ -257,11 +261,39 @@ describe("payments: S2, the provider's events and the sweep", () => {
       assert.equal(free.body.thanks_behaviour, "inline_message");
       assert.equal((await env.read(free.body.id)).payment_status, undefined);
       await receiver.waitFor(2);
+      // Both deliveries recorded before the test ends: none is in flight when the store closes.
+      const deliveries = `/api/restricted/form/${env.formId}/submissionwebhook/${hook.body.id}/deliveries`;
+      const delivered = async () =>
+        (await env.call("GET", deliveries, { as: env.alice })).body.results.filter(
+          (d: { status: string }) => d.status === "delivered",
+        ).length;
+      while ((await delivered()) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
     });
   }
 });
 
-/** `event` posted as the provider would sign it. */
-function forgedFor(provider: ReturnType<typeof createTestProvider>, event: unknown): SignedEvent {
-  return provider.sign(JSON.stringify(event));
+/** The local Stripe server on Stripe's clock `now`, and the adapter over it. */
+async function stripeServer(now?: () => number) {
+  const server = await startStripeServer(now ? { now } : {});
+  after(async () => {
+    assert.deepEqual(server.problems, [], "every answer matched Stripe's published schemas");
+    await server.close();
+  });
+  const payments = createStripePayments({
+    secretKey: server.secretKey,
+    webhookSecret: server.webhookSecret,
+    apiUrl: server.url,
+  });
+  return { server, payments };
+}
+
+/** An event of `kind` about the checkout `state`, signed as the server signs its own. */
+async function signed(
+  stripe: { server: StripeServer },
+  kind: "expired",
+  state: CheckoutState,
+): Promise<SignedEvent> {
+  const event = stripeEvent(kind, state);
+  const body = new TextEncoder().encode(JSON.stringify(event));
+  return { body, headers: await stripeHeaders(body, stripe.server.webhookSecret), event };
 }

@@ -1,5 +1,7 @@
+import Stripe from "stripe";
+import { stripeEvent } from "../payments/stripe-events.ts";
 import { datalist, form, manager, reporter, resultIds } from "./case-paths.ts";
-import { matrixProvider, respondentEmail, submissionInput } from "./matrix-fixture.ts";
+import { matrixStripe, respondentEmail, submissionInput } from "./matrix-fixture.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
 /** Datalists, submissions and attachments, with who may use them (docs/design.md §3). */
@@ -59,19 +61,19 @@ export const recordCases: RouteCase[] = [
     route: "POST /api/payments/:provider/events",
     name: "payment event",
     access: { kind: "open" },
-    request: () => ({ path: "/api/payments/test/events", ...paymentEvent(false) }),
+    request: () => ({ path: "/api/payments/stripe/events", ...paymentEvent(false) }),
   },
   {
     route: "POST /api/payments/:provider/events",
     name: "payment event, bad signature",
     access: { kind: "foreign", status: 400, public: true },
-    request: () => ({ path: "/api/payments/test/events", ...paymentEvent(true) }),
+    request: () => ({ path: "/api/payments/stripe/events", ...paymentEvent(true) }),
   },
   {
     route: "POST /api/payments/:provider/events",
     name: "payment event, another provider",
     access: { kind: "foreign", status: 404, public: true },
-    request: () => ({ path: "/api/payments/stripe/events", ...paymentEvent(false) }),
+    request: () => ({ path: "/api/payments/mollie/events", ...paymentEvent(false) }),
   },
   // Submissions and attachments: S1–S7.
   {
@@ -179,17 +181,17 @@ export const recordCases: RouteCase[] = [
   },
 ];
 
-/** A provider's event naming no submission of ours, signed (or not) as the provider signs. */
+/** A Stripe event naming no submission of ours, signed with the matrix's secret (or forged). */
 function paymentEvent(forged: boolean) {
-  const event = {
-    id: "evt_matrix",
-    checkout: "cs_matrix",
+  const state = {
+    checkout: "cs_test_matrix",
     reference: "none",
-    status: "paid",
+    status: "paid" as const,
     amount: 100,
     currency: "EUR",
   };
-  const signed = matrixProvider.sign(JSON.stringify(event));
-  if (forged) signed.headers["test-signature"] = "00";
-  return signed;
+  const body = JSON.stringify(stripeEvent("paid", state));
+  const secret = forged ? "whsec_forged" : matrixStripe.webhookSecret;
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret });
+  return { body, headers: { "content-type": "application/json", "stripe-signature": signature } };
 }

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createStripePayments } from "../../adapters/stripe/index.ts";
 import { roleNames } from "../../src/domain/forms/roles.ts";
 import { collections } from "../../src/domain/records/collections.ts";
 import { outboxPartitionOf } from "../../src/domain/webhooks/webhook-outbox.ts";
 import { createFormService, type FormService } from "../../src/index.ts";
 import { formInput } from "../helpers.ts";
-import { createTestProvider } from "../payments/provider.ts";
 import { type CallerKind, callerKinds, type OwnerKind } from "./matrix-callers.ts";
 import {
   adminSecret,
@@ -29,8 +29,8 @@ import {
   snapshotStore,
 } from "./store-snapshot.ts";
 
-/** The payment provider of the matrix's service: its events are signed with its secret. */
-export const matrixProvider = createTestProvider();
+/** The Stripe keys of the matrix's service: it verifies events, and calls Stripe for nothing. */
+export const matrixStripe = { secretKey: "sk_test_matrix", webhookSecret: "whsec_matrix" };
 
 const allFlags = roleNames.map((role) => `${role}=1`).join("&");
 
@@ -168,7 +168,7 @@ async function newService() {
     allowPrivateWebhookDestinations: true,
     partners: { tokenSecret, tokenLifetimeSeconds },
     rateLimits: { publicPerMinute: 0, credentialPerMinute: 0 },
-    payments: matrixProvider.payments,
+    payments: createStripePayments({ ...matrixStripe, apiUrl: "http://127.0.0.1:9" }),
   });
   return { service, store, directory, clock };
 }

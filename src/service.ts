@@ -248,7 +248,8 @@ function contextOf(
  * them; then erasures by respondent whose lease ran out), run every `intervalMs` (never when
  * 0), one at a time, and first {@link firstSweepMs} after the start at the latest, so that
  * submissions past their retention go soon after a start, and an erasure a crash cut short
- * is taken up once its lease has run out (docs/design.md §6, §15).
+ * is taken up once its lease has run out (docs/design.md §6, §15); payments still pending
+ * past their checkout's expiry are asked after last (§26).
  * @returns the sweep, and a stop that ends the timers and waits for the sweep running.
  */
 function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {
@@ -259,8 +260,10 @@ function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown)
     await sweepIdempotencyKeys(ctx);
     await sweepRetention(ctx);
     await sweepAuditEntries(ctx);
+    const removed = await sweepAttachments(ctx);
+    // Last: a payment provider that cannot be reached fails this part alone (§26).
     await sweepPayments(ctx);
-    return sweepAttachments(ctx);
+    return removed;
   };
   let sweeping: Promise<void> | undefined;
   const run = () => {

@@ -50,7 +50,13 @@ async function payingForm(store: Store, payments: Payments | undefined, clock: {
     webhookPollMs: 50,
     onError: (error) => assert.fail(error instanceof Error ? error : String(error)),
   });
-  after(() => service.close());
+  // Closed by the test before the store's own hooks stop the Cosmos stand-in, or after.
+  let closed: Promise<unknown> | undefined;
+  const close = () => {
+    closed ??= service.close();
+    return closed;
+  };
+  after(close);
   const call = (method: string, path: string, send: Parameters<typeof request>[3] = {}) =>
     request(service, method, path, send);
   const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
@@ -81,7 +87,7 @@ async function payingForm(store: Store, payments: Payments | undefined, clock: {
       body: new TextDecoder().decode(body),
       headers: Object.fromEntries(headers),
     });
-  return { service, call, alice, formId, save, submit, read, remaining, post };
+  return { service, close, call, alice, formId, save, submit, read, remaining, post };
 }
 
 describe("payments: paymentsettings on F2", () => {
@@ -268,6 +274,7 @@ describe("payments: S2, the provider's events and the sweep", () => {
           (d: { status: string }) => d.status === "delivered",
         ).length;
       while ((await delivered()) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      await env.close();
     });
   }
 });

@@ -262,18 +262,26 @@ describe("payments: S2, the provider's events and the sweep", () => {
       assert.equal(lines[0].payment_reference, checkout);
       assert.equal(receiver.received.length, 1);
 
+      // Paid after its expiry (the respondent paid just before it ended; the event came
+      // late): the money is taken, so it is paid and takes its inventory back.
+      const fourthCheckout = (await env.read(fourth.body.id)).payment_reference;
+      assert.equal((await env.post("stripe", await server.pay(fourthCheckout))).status, 200);
+      assert.equal((await env.read(fourth.body.id)).payment_status, "paid");
+      assert.equal(await env.remaining(), 0);
+      await receiver.waitFor(2);
+
       // An order of nothing pays nothing: stored as on any form, its webhook at once.
       const free = await env.submit({ ...order, seats_2: "0", session_4: "pm" });
       assert.equal(free.body.thanks_behaviour, "inline_message");
       assert.equal((await env.read(free.body.id)).payment_status, undefined);
-      await receiver.waitFor(2);
-      // Both deliveries recorded before the test ends: none is in flight when the store closes.
+      await receiver.waitFor(3);
+      // Every delivery recorded before the test ends: none is in flight when the store closes.
       const deliveries = `/api/restricted/form/${env.formId}/submissionwebhook/${hook.body.id}/deliveries`;
       const delivered = async () =>
         (await env.call("GET", deliveries, { as: env.alice })).body.results.filter(
           (d: { status: string }) => d.status === "delivered",
         ).length;
-      while ((await delivered()) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      while ((await delivered()) < 3) await new Promise((resolve) => setTimeout(resolve, 50));
       await env.close();
     });
   }

@@ -23,10 +23,13 @@ export function expiresAtFor(asked: Date, now: number): number {
   return Math.ceil(Math.min(Math.max(asked.getTime(), earliest), latest) / 1000);
 }
 
-/** The Checkout Session that collects `request`: one line of `amount`, paid once. */
+/**
+ * The Checkout Session that collects `request`: one line of `amount`, paid once, expiring at
+ * `expiresAt` (seconds, from {@link expiresAtFor}).
+ */
 export function sessionParams(
   request: CheckoutRequest,
-  now: number,
+  expiresAt: number,
 ): Stripe.Checkout.SessionCreateParams {
   return {
     mode: "payment",
@@ -44,7 +47,7 @@ export function sessionParams(
     metadata: { [referenceKey]: request.reference },
     success_url: request.successUrl,
     cancel_url: request.cancelUrl,
-    expires_at: expiresAtFor(request.expiresAt, now),
+    expires_at: expiresAt,
     ...(request.email ? { customer_email: request.email } : {}),
   };
 }

@@ -8,7 +8,14 @@ import {
   type Payments,
 } from "formwork/ports";
 import Stripe from "stripe";
-import { awaitsIntent, eventState, intentStatus, sessionParams, stateOf } from "./sessions.ts";
+import {
+  awaitsIntent,
+  eventState,
+  expiresAtFor,
+  intentStatus,
+  sessionParams,
+  stateOf,
+} from "./sessions.ts";
 
 /** Options of {@link createStripePayments}. */
 export interface StripePaymentsOptions {
@@ -93,6 +100,14 @@ export function createStripePayments(options: StripePaymentsOptions): Payments {
       telemetry: false,
     });
   const sessions = stripe.checkout.sessions;
+  // Stripe answers a repeated key only when the parameters repeat too: an expiry moved into
+  // its window is moved once per key, and a retry from this process sends it again.
+  const sentExpiry = new Map<string, number>();
+  const remember = (key: string, expiresAt: number) => {
+    sentExpiry.delete(key);
+    sentExpiry.set(key, expiresAt);
+    if (sentExpiry.size > 1000) sentExpiry.delete(sentExpiry.keys().next().value as string);
+  };
 
   /**
    * The state of `session` now. A session completed with a delayed method stays `unpaid`
@@ -119,8 +134,11 @@ export function createStripePayments(options: StripePaymentsOptions): Payments {
 
     async startCheckout(request: CheckoutRequest): Promise<Checkout> {
       try {
-        const session = await sessions.create(sessionParams(request, now()), {
-          idempotencyKey: request.idempotencyKey,
+        const key = request.idempotencyKey;
+        const expiresAt = sentExpiry.get(key) ?? expiresAtFor(request.expiresAt, now());
+        remember(key, expiresAt);
+        const session = await sessions.create(sessionParams(request, expiresAt), {
+          idempotencyKey: key,
         });
         if (!session.url) throw new Error(`stripe: session ${session.id} came without a url`);
         return {

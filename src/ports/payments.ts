@@ -37,7 +37,9 @@ export interface Payments {
 
   /**
    * Ends a checkout that is still open, so it can no longer be paid (the respondent asked
-   * for a new one). Answers its state afterwards: `paid` when it was paid meanwhile.
+   * for a new one). Answers its state afterwards: `paid` when it was paid meanwhile, and
+   * the same again for a checkout already ended.
+   * @throws {PaymentRefusedError} when the provider knows no such checkout.
    */
   expireCheckout(checkout: string): Promise<CheckoutState>;
 

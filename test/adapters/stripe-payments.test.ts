@@ -108,6 +108,33 @@ describe("stripe payments", () => {
     assert.equal(state?.amount, 500);
   });
 
+  it("moves an expiry into Stripe's window once per key, so that a retry repeats it", async () => {
+    const clock = { now: Date.now() };
+    const payments = createStripePayments({
+      secretKey: server.secretKey,
+      webhookSecret: server.webhookSecret,
+      apiUrl: server.url,
+      now: () => clock.now,
+    });
+    const asked = {
+      amount: 900,
+      currency: "EUR",
+      description: "Ticket",
+      reference: "sub-soon",
+      idempotencyKey: stripeId("key"),
+      successUrl: "https://forms.example.com/paid",
+      cancelUrl: "https://forms.example.com/unpaid",
+      expiresAt: new Date(clock.now + 10 * 60_000),
+    };
+    const first = await payments.startCheckout(asked);
+    assert.ok(first.expiresAt.getTime() >= clock.now + 31 * 60_000);
+    clock.now += 30_000;
+    assert.deepEqual(await payments.startCheckout(asked), first);
+    const late = { ...asked, expiresAt: new Date(clock.now + 48 * 3_600_000), idempotencyKey: "k" };
+    const capped = await payments.startCheckout(late);
+    assert.ok(capped.expiresAt.getTime() <= clock.now + 24 * 3_600_000 - 59_000);
+  });
+
   it("fails plainly when Stripe cannot be reached or refuses the key", async () => {
     const unreachable = createStripePayments({
       secretKey: "sk_test_x",

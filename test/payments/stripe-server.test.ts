@@ -88,6 +88,35 @@ describe("the local Stripe server", () => {
     }
   });
 
+  it("expires a session at its expiry by its clock, its event made by expireDue", async () => {
+    const clock = { now: Date.now() };
+    const stripe = await startStripeServer({ now: () => clock.now });
+    try {
+      const payments = createStripePayments({ ...stripe, apiUrl: stripe.url });
+      const { checkout } = await payments.startCheckout({
+        amount: 700,
+        currency: "EUR",
+        description: "Ticket",
+        reference: "sub-2",
+        idempotencyKey: "key-2",
+        successUrl: "https://forms.example.com/paid",
+        cancelUrl: "https://forms.example.com/unpaid",
+        expiresAt: new Date(clock.now + 3_600_000),
+      });
+      assert.deepEqual(await stripe.expireDue(), []);
+      clock.now += 3_601_000;
+      assert.equal((await payments.readCheckout(checkout)).status, "expired");
+      const [expired, ...more] = await stripe.expireDue();
+      assert.ok(expired);
+      assert.deepEqual(more, []);
+      assert.equal((await payments.parseEvent(expired.body, expired.headers))?.status, "expired");
+      assert.deepEqual(await stripe.expireDue(), []);
+      assert.deepEqual(stripe.events, [expired]);
+    } finally {
+      await stripe.close();
+    }
+  });
+
   it("answers refusals in Stripe's shape, and a reused key with other parameters", async () => {
     const stripe = await startStripeServer();
     try {

@@ -1,19 +1,19 @@
 /**
  * A local stand-in for Stripe's API, for tests that cannot reach Stripe: a real HTTP server
- * on 127.0.0.1 that speaks the Checkout Session endpoints the Stripe adapter uses (create,
- * retrieve, expire, and reading a completed session's payment intent), takes form-encoded bodies as Stripe does, honours `Idempotency-Key`,
- * and answers errors in Stripe's shape. Every answer is validated against the schemas of
- * Stripe's published OpenAPI description (stripe-schemas.json, made by
- * scripts/extract-stripe-schemas.ts): one that drifts is answered 500 instead and recorded
- * in `problems`, so the test fails.
+ * on 127.0.0.1 speaking the endpoints the Stripe adapter uses (create, retrieve and expire a
+ * Checkout Session, read its payment intent) with Stripe's form encoding, `Idempotency-Key`
+ * and error shape. Every answer is validated against Stripe's published schemas
+ * (stripe-schemas.json, by scripts/extract-stripe-schemas.ts): one that drifts is answered
+ * 500 and recorded in `problems`, so the test fails.
  *
  * A test plays the respondent through `pay`, `complete`, `succeed`, `fail` and `expire`
  * (each answers the event Stripe would send, signed), or through the checkout page at a
- * session's `url`, which posts its events to `webhookUrl` when given.
+ * session's `url`; every event is kept in `events` and posted to `webhookUrl` when given.
+ * A session past its `expires_at` (by the `now` option's clock) reads expired, as at Stripe,
+ * and `expireDue` makes the events of those whose expiry has not been announced yet.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Ajv, type ValidateFunction } from "ajv";
 import {
   eventObject,
   type IntentFields,
@@ -24,7 +24,14 @@ import {
   stripeId,
 } from "./stripe-events.ts";
 import { parseForm } from "./stripe-form.ts";
-import schemas from "./stripe-schemas.json" with { type: "json" };
+import {
+  checkoutPage,
+  invalid,
+  missing,
+  StripeRefusal,
+  sessionFromForm,
+} from "./stripe-requests.ts";
+import { schemaProblem } from "./stripe-schema-check.ts";
 
 /** A signed event as Stripe posts it. */
 export interface SignedEvent {
@@ -45,38 +52,6 @@ export interface StripeServerOptions {
   now?: () => number;
 }
 
-/** The currencies the server takes (a part of Stripe's list); others are refused as Stripe does. */
-const currencies = new Set([
-  "eur",
-  "usd",
-  "gbp",
-  "chf",
-  "sek",
-  "nok",
-  "dkk",
-  "pln",
-  "jpy",
-  "cad",
-  "aud",
-]);
-
-class StripeRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: { type: string; message: string; code?: string; param?: string },
-  ) {
-    super(body.message);
-  }
-}
-
-const invalid = (message: string, param?: string, code?: string) =>
-  new StripeRefusal(400, {
-    type: "invalid_request_error",
-    message,
-    ...(param ? { param } : {}),
-    ...(code ? { code } : {}),
-  });
-
 export type StripeServer = Awaited<ReturnType<typeof startStripeServer>>;
 
 /** Starts the server on an ephemeral port of 127.0.0.1; `close()` stops it. */
@@ -84,38 +59,28 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   const secretKey = options.secretKey ?? "sk_test_local";
   const webhookSecret = options.webhookSecret ?? "whsec_local";
   const now = options.now ?? Date.now;
-  const ajv = new Ajv({ allErrors: true });
-  ajv.addSchema({ $id: "stripe", definitions: schemas.definitions });
-  const validators = new Map<string, ValidateFunction>();
   const problems: string[] = [];
   const sessions = new Map<string, SessionFields>();
   const intents = new Map<string, IntentFields["status"]>();
+  const events: SignedEvent[] = [];
+  /** Sessions whose `checkout.session.expired` event was made. */
+  const announced = new Set<string>();
   const idempotent = new Map<string, { params: string; status: number; body: unknown }>();
   let base = "";
 
   /** `value` if it is a valid `schema` of Stripe's description; else a problem recorded. */
   function checked(schema: string, value: unknown): unknown {
-    let validate = validators.get(schema);
-    if (!validate) {
-      validate = ajv.getSchema(`stripe#/definitions/${schema}`) as ValidateFunction;
-      validators.set(schema, validate);
-    }
-    if (validate(value)) return value;
-    const problem = `${schema}: ${ajv.errorsText(validate.errors)}`;
+    const problem = schemaProblem(schema, value);
+    if (problem === null) return value;
     problems.push(problem);
     throw new Error(`the local Stripe server drifted from Stripe's API: ${problem}`);
   }
 
   const session = (id: string) => {
     const found = sessions.get(id);
-    if (!found) {
-      throw new StripeRefusal(404, {
-        type: "invalid_request_error",
-        code: "resource_missing",
-        param: "session",
-        message: `No such checkout.session: '${id}'`,
-      });
-    }
+    if (!found) throw missing("checkout.session", id);
+    // Stripe expires a session at its `expires_at` whether or not its event arrives.
+    if (found.status === "open" && now() / 1000 >= found.expiresAt) found.status = "expired";
     return found;
   };
   const objectOf = (fields: SessionFields) => checked("checkout.session", sessionObject(fields));
@@ -123,14 +88,7 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   function intentOf(id: string): unknown {
     const status = intents.get(id);
     const found = [...sessions.values()].find((fields) => fields.paymentIntent === id);
-    if (!status || !found) {
-      throw new StripeRefusal(404, {
-        type: "invalid_request_error",
-        code: "resource_missing",
-        param: "intent",
-        message: `No such payment_intent: '${id}'`,
-      });
-    }
+    if (!status || !found) throw missing("payment_intent", id);
     const { amount, currency, created = 0 } = found;
     return checked(
       "payment_intent",
@@ -139,51 +97,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
   }
 
   function create(form: Record<string, unknown>): SessionFields {
-    const seconds = Math.floor(now() / 1000);
-    if (form.mode !== "payment") throw invalid("Only mode=payment is served here.", "mode");
-    const lines = form.line_items as Record<string, Record<string, unknown>> | undefined;
-    const line = lines?.["0"];
-    const price = line?.price_data as Record<string, unknown> | undefined;
-    if (!line || Object.keys(lines ?? {}).length !== 1 || !price) {
-      throw invalid("One line item with price_data is served here.", "line_items");
-    }
-    const currency = String(price.currency ?? "");
-    if (!currencies.has(currency)) {
-      throw invalid(`Invalid currency: ${currency}.`, "line_items[0][price_data][currency]");
-    }
-    const amount = Number(price.unit_amount);
-    if (!Number.isSafeInteger(amount) || amount < 1) {
-      throw invalid("Invalid integer.", "line_items[0][price_data][unit_amount]");
-    }
-    const name = (price.product_data as Record<string, unknown> | undefined)?.name;
-    if (typeof name !== "string" || name === "") {
-      throw invalid("Missing required param.", "line_items[0][price_data][product_data][name]");
-    }
-    if (typeof form.success_url !== "string") throw invalid("Missing success_url.", "success_url");
-    const expiresAt = form.expires_at === undefined ? seconds + 86_400 : Number(form.expires_at);
-    if (!(expiresAt >= seconds + 1800 && expiresAt <= seconds + 86_400)) {
-      throw invalid(
-        "The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.",
-        "expires_at",
-      );
-    }
-    const id = stripeId("cs_test");
-    const fields: SessionFields = {
-      id,
-      amount,
-      currency,
-      reference: typeof form.client_reference_id === "string" ? form.client_reference_id : null,
-      metadata: (form.metadata as Record<string, string> | undefined) ?? {},
-      status: "open",
-      paymentStatus: "unpaid",
-      expiresAt,
-      created: seconds,
-      url: `${base}/pay/${id}`,
-      successUrl: form.success_url,
-      cancelUrl: typeof form.cancel_url === "string" ? form.cancel_url : null,
-      email: typeof form.customer_email === "string" ? form.customer_email : null,
-    };
-    sessions.set(id, fields);
+    const fields = sessionFromForm(form, Math.floor(now() / 1000), (id) => `${base}/pay/${id}`);
+    sessions.set(fields.id, fields);
     return fields;
   }
 
@@ -267,6 +182,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     checked("event", event);
     const body = new TextEncoder().encode(JSON.stringify(event));
     const signed = { body, headers: await stripeHeaders(body, webhookSecret), event };
+    events.push(signed);
+    if (type === "checkout.session.expired") announced.add(id);
     if (options.webhookUrl) await deliver(signed);
     return signed;
   }
@@ -296,16 +213,7 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
       response.writeHead(303, { location: (to ?? base).replace("{CHECKOUT_SESSION_ID}", id) });
       return response.end();
     }
-    const price = `${(found.amount / 100).toFixed(2)} ${found.currency.toUpperCase()}`;
-    send(
-      response,
-      200,
-      "text/html; charset=utf-8",
-      `<!doctype html><title>Checkout</title>
-<h1>Pay ${price}</h1><p>Status: ${found.status}</p>
-<form method="post"><button name="action" value="pay">Pay ${price}</button>
-<button name="action" value="cancel">Back</button></form>`,
-    );
+    send(response, 200, "text/html; charset=utf-8", checkoutPage(found));
   }
 
   const server = createServer((request, response) => {
@@ -320,14 +228,8 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
             send(response, status, "application/json", JSON.stringify(json));
           });
       handle.catch((error: Error) => {
-        if (!response.headersSent) {
-          send(
-            response,
-            500,
-            "application/json",
-            JSON.stringify({ error: { type: "api_error", message: error.message } }),
-          );
-        }
+        const failure = { error: { type: "api_error", message: error.message } };
+        if (!response.headersSent) send(response, 500, "application/json", JSON.stringify(failure));
       });
     });
   });
@@ -342,39 +244,55 @@ export async function startStripeServer(options: StripeServerOptions = {}) {
     webhookSecret,
     /** Every answer that failed validation against Stripe's schemas; empty when all held. */
     problems,
+    /** Every event made so far, in order: to send again, or out of order. */
+    events,
+    /**
+     * Sends the `checkout.session.expired` event of every session past its expiry that has
+     * not had one (a session past its expiry reads expired even before: an event may be lost).
+     */
+    async expireDue(): Promise<SignedEvent[]> {
+      const due = [...sessions.values()].filter(
+        (fields) =>
+          fields.status !== "complete" &&
+          now() / 1000 >= fields.expiresAt &&
+          !announced.has(fields.id),
+      );
+      const made: SignedEvent[] = [];
+      for (const fields of due) {
+        made.push(await happen(fields.id, "checkout.session.expired", { status: "expired" }));
+      }
+      return made;
+    },
     /** The session as the server holds it. */
     session: (id: string) => ({ ...session(id) }),
     /** The respondent pays by card: complete and paid. */
     pay: paid,
     /** The respondent completes with a delayed method: complete, still unpaid. */
-    complete: (id: string) =>
-      happen(
-        id,
-        "checkout.session.completed",
-        { status: "complete", paymentStatus: "unpaid" },
-        "processing",
-      ),
+    complete: (id: string) => happen(id, ...delayed.complete),
     /** The delayed payment arrives. */
-    succeed: (id: string) =>
-      happen(
-        id,
-        "checkout.session.async_payment_succeeded",
-        { paymentStatus: "paid" },
-        "succeeded",
-      ),
+    succeed: (id: string) => happen(id, ...delayed.succeed),
     /** The delayed payment fails. */
-    fail: (id: string) =>
-      happen(
-        id,
-        "checkout.session.async_payment_failed",
-        { paymentStatus: "unpaid" },
-        "requires_payment_method",
-      ),
+    fail: (id: string) => happen(id, ...delayed.fail),
     /** The session reaches its expiry unpaid. */
     expire: (id: string) => happen(id, "checkout.session.expired", { status: "expired" }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A delayed payment's steps: the event, the session's change and the intent's status. */
+const delayed = {
+  complete: [
+    "checkout.session.completed",
+    { status: "complete", paymentStatus: "unpaid" },
+    "processing",
+  ],
+  succeed: ["checkout.session.async_payment_succeeded", { paymentStatus: "paid" }, "succeeded"],
+  fail: [
+    "checkout.session.async_payment_failed",
+    { paymentStatus: "unpaid" },
+    "requires_payment_method",
+  ],
+} as const;
 
 function send(response: ServerResponse, status: number, type: string, body: string): void {
   response.writeHead(status, { "content-type": type });

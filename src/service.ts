@@ -14,6 +14,7 @@ import {
   finishFormDeletions,
   resumeErasures,
   sweepIdempotencyKeys,
+  sweepPayments,
   sweepRetention,
 } from "./domain/flows/index.ts";
 import { sweepUsedSolutions } from "./domain/settings/index.ts";
@@ -227,6 +228,7 @@ function contextOf(
     blobs: ports.blobs,
     webhookSender: ports.sender,
     mailer: ports.mailer,
+    payments: options.payments,
     actions: {
       attemptMs: options.actionTimeoutMs ?? 5000,
       mailRetry: {
@@ -251,7 +253,8 @@ function contextOf(
  * them; then erasures by respondent whose lease ran out), run every `intervalMs` (never when
  * 0), one at a time, and first {@link firstSweepMs} after the start at the latest, so that
  * submissions past their retention go soon after a start, and an erasure a crash cut short
- * is taken up once its lease has run out (docs/design.md §6, §15).
+ * is taken up once its lease has run out (docs/design.md §6, §15); payments still pending
+ * past their checkout's expiry are asked after last (§26).
  * @returns the sweep, and a stop that ends the timers and waits for the sweep running.
  */
 function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown) => void) {
@@ -262,7 +265,10 @@ function startSweeps(ctx: Context, intervalMs: number, onError: (error: unknown)
     await sweepIdempotencyKeys(ctx);
     await sweepRetention(ctx);
     await sweepAuditEntries(ctx);
-    return sweepAttachments(ctx);
+    const removed = await sweepAttachments(ctx);
+    // Last: a payment provider that cannot be reached fails this part alone (§26).
+    await sweepPayments(ctx);
+    return removed;
   };
   let sweeping: Promise<void> | undefined;
   const run = () => {

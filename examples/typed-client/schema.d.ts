@@ -497,6 +497,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/{provider}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a payment provider's signed event
+         * @description Called by the payment provider (Stripe: the webhook endpoint of its dashboard), never by a client: the provider's signature over the exact body is the credential. 404 unless the provider is the service's configured one; 400, changing nothing, when the signature does not verify. A repeated or out-of-order event changes nothing twice.
+         */
+        post: operations["receivePaymentEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restricted/form/{formId}/submissionwebhook": {
         parameters: {
             query?: never;
@@ -1263,6 +1283,15 @@ export interface components {
             http_header_key?: string;
             /** @default  */
             http_header_value?: string;
+        } | {
+            /** @default false */
+            enabled?: boolean;
+            currency?: string;
+            amount?: number;
+            amount_field?: string;
+            description?: string;
+            /** @default 30 */
+            expires_after_minutes?: number;
         } | Record<string, never>;
         FormList: {
             results: {
@@ -1444,6 +1473,21 @@ export interface components {
                 is_draft_submission: boolean;
                 created_date_utc: string;
                 modified_date_utc: string;
+                /**
+                 * @description Where the submission's payment stands (extension); absent when it pays nothing.
+                 * @enum {string}
+                 */
+                payment_status?: "pending" | "paid" | "expired" | "failed";
+                /** @description What it pays, in the currency's minor units (extension). */
+                payment_amount?: number;
+                /** @description ISO 4217, upper case (extension). */
+                payment_currency?: string;
+                /** @description The payment provider, e.g. `stripe` (extension). */
+                payment_provider?: string;
+                /** @description The provider's id of its checkout; empty until it is opened (extension). */
+                payment_reference?: string;
+                /** @description Other checkouts of it that were paid too, to refund (extension). */
+                payment_also_paid?: string[];
             };
             attachment_details: {
                 attachment: {
@@ -1653,6 +1697,21 @@ export interface components {
                 is_draft_submission: boolean;
                 created_date_utc: string;
                 modified_date_utc: string;
+                /**
+                 * @description Where the submission's payment stands (extension); absent when it pays nothing.
+                 * @enum {string}
+                 */
+                payment_status?: "pending" | "paid" | "expired" | "failed";
+                /** @description What it pays, in the currency's minor units (extension). */
+                payment_amount?: number;
+                /** @description ISO 4217, upper case (extension). */
+                payment_currency?: string;
+                /** @description The payment provider, e.g. `stripe` (extension). */
+                payment_provider?: string;
+                /** @description The provider's id of its checkout; empty until it is opened (extension). */
+                payment_reference?: string;
+                /** @description Other checkouts of it that were paid too, to refund (extension). */
+                payment_also_paid?: string[];
                 search_words: string[];
             }[];
             attachments: {
@@ -1721,6 +1780,11 @@ export interface components {
                 form_id: string;
                 deleted: number;
             }[];
+        };
+        PaymentEvent: Record<string, never>;
+        PaymentEventReceived: {
+            /** @constant */
+            received: true;
         };
         WebhookList: {
             id: string;
@@ -4824,6 +4888,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure403"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    receivePaymentEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name, e.g. `stripe`. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"];
+            };
+        };
+        responses: {
+            /** @description `received` is true: the event was taken, or concerned nothing of ours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentEventReceived"];
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description No such record, or one the caller may not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure404"];
+                };
+            };
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure409"];
+                };
+            };
+            /** @description The body or the file is over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure413"];
+                };
+            };
+            /** @description The body is not of the content type the operation reads. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure415"];
                 };
             };
             /** @description Over a rate limit; `Retry-After` says when to come back. */

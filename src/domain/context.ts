@@ -1,6 +1,7 @@
 import type { BlobStore } from "../ports/blob-store.ts";
 import type { Destinations } from "../ports/destinations.ts";
 import type { Mailer } from "../ports/mailer.ts";
+import type { Payments } from "../ports/payments.ts";
 import type { Store } from "../ports/store.ts";
 import type { RetryPolicy } from "../ports/webhook-retries.ts";
 import type { WebhookSender } from "../ports/webhook-sender.ts";
@@ -17,6 +18,8 @@ export interface Context {
   webhookSender: WebhookSender | undefined;
   /** Sends confirmation e-mails; `undefined` when none is configured (each e-mail fails). */
   mailer: Mailer | undefined;
+  /** Takes the payments of paying forms (docs/design.md §26); `undefined` when none is configured. */
+  payments: Payments | undefined;
   /** How a form's own actions after a submission (e-mail, destination post) are attempted. */
   actions: ActionSettings;
   /** The partner layer's settings: the customer login token key and lifetime, default quotas. */

@@ -63,9 +63,25 @@ function readText(request: Request, limit: number): Promise<string> {
   return readStream(request, limit);
 }
 
+/**
+ * Reads a request body of at most `limit` bytes as the exact bytes sent (a payment
+ * provider's event, whose signature covers them).
+ * @throws {ServiceError} 413 past the limit, {BodyAbortedError} 400 when the body stops short.
+ */
+export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge(limit);
+  return readStreamBytes(request, limit);
+}
+
 /** The body of a request without a `Content-Length`, read chunk by chunk up to the limit. */
 async function readStream(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
+  return decode(await readStreamBytes(request, limit));
+}
+
+/** The body's bytes, read chunk by chunk up to the limit. */
+async function readStreamBytes(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -88,7 +104,7 @@ async function readStream(request: Request, limit: number): Promise<string> {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return decode(bytes);
+  return bytes;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -9,7 +9,7 @@ export type SchemaObject = Record<string, unknown>;
  * a little more than the service does (an all-blank name, say); the service still answers
  * those with a 400 naming the field.
  */
-const unstatedActions = ["check", "forward", "trim", "to_lower_case"];
+const unstatedActions = ["check", "forward", "trim", "to_lower_case", "to_upper_case"];
 
 /**
  * The JSON Schema of what a client may send for `schema`: the input side of each pipe,

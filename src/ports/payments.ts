@@ -63,7 +63,9 @@ export interface CheckoutRequest {
   /** What the respondent sees they pay for, plain text. */
   description: string;
   /**
-   * The service's reference: the submission id. The provider keeps it with the checkout
+   * The service's reference to the submission: its form's id and its own, as
+   * `<form id>.<submission id>` (at most 73 characters), so that an event finds the
+   * submission with one point read. The provider keeps it with the checkout
    * (Stripe: `client_reference_id` and `metadata`) and gives it back in every state and
    * event, so an event finds its submission.
    */

@@ -79,6 +79,7 @@ export const serviceQueries: Readonly<Record<string, readonly QueryShape[]>> = {
     { where: { at: ["lt"] }, usedBy: "the sweep of audit entries past their retention" },
   ],
   audit_months: [{ usedBy: "the sweep of audit entries past their retention" }],
+  payment_notes: [{ usedBy: "the sweep of payments still pending past their checkout's expiry" }],
 };
 
 /** Whether `query` on `collection` has one of the shapes of {@link serviceQueries}. */

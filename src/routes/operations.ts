@@ -8,6 +8,7 @@ import { hostedPageOperation } from "./hosted-page.ts";
 import { openApiOperation } from "./openapi.ts";
 import type { RouteOperation } from "./operation.ts";
 import { partnerOperations } from "./partners.ts";
+import { paymentOperations } from "./payments.ts";
 import { respondentOperations } from "./respondents.ts";
 import { submissionOperations } from "./submissions.ts";
 import { webhookOperations } from "./webhooks.ts";
@@ -28,6 +29,7 @@ export const operations: readonly RouteOperation[] = [
   ...webhookOperations,
   ...auditOperations,
   ...respondentOperations,
+  ...paymentOperations,
   ...adminOperations,
   hostedPageOperation,
   openApiOperation,

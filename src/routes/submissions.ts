@@ -109,11 +109,13 @@ export const submissionOperations: RouteOperation[] = [
       const device = await deviceOf(ctx, request.clientAddress);
       const marks = botMarksOf(request.headers);
       const { caller } = request;
-      if (key === undefined) return createSubmission(ctx, caller, formId, body, device, marks);
+      const page = hostedPageUrl(request, formId);
+      if (key === undefined)
+        return createSubmission(ctx, caller, formId, body, device, marks, undefined, page);
       const once = { key, body: raw };
       return idempotentAnswer(
         request,
-        await createSubmissionOnce(ctx, caller, formId, body, device, marks, once),
+        await createSubmissionOnce(ctx, caller, formId, body, device, marks, once, page),
       );
     },
   },
@@ -304,6 +306,17 @@ async function exportAnswer(request: RouteRequest, ctx: Context): Promise<Respon
 /** The form of the path, for the owner or a holder of `has_reporting_full` (S1, S4–S7). */
 function reportingAccess(request: RouteRequest, ctx: Context) {
   return accessFormToReport(ctx, callerOf(request), guidParam(request, "formId"));
+}
+
+/**
+ * The form's hosted page beside an S2's address (`…/api/form/{id}/submission` →
+ * `…/f/{id}`), where a paying form's checkout sends the respondent back (docs/design.md §26).
+ */
+function hostedPageUrl(request: RouteRequest, formId: string): string {
+  const url = urlOf(request);
+  url.pathname = url.pathname.replace(/\/api\/form\/[^/]+\/submission\/?$/i, `/f/${formId}`);
+  url.search = "";
+  return url.href;
 }
 
 /** An answer that is no replay. */

@@ -128,6 +128,36 @@ const submissionFields = {
   ),
   is_draft_submission: v.boolean(),
   ...timestamps,
+  // Extension (docs/design.md §26): present on a submission that pays.
+  payment_status: v.optional(
+    v.pipe(
+      v.picklist(["pending", "paid", "expired", "failed"]),
+      v.description(
+        "Where the submission's payment stands (extension); absent when it pays nothing.",
+      ),
+    ),
+  ),
+  payment_amount: v.optional(
+    v.pipe(v.number(), v.description("What it pays, in the currency's minor units (extension).")),
+  ),
+  payment_currency: v.optional(
+    v.pipe(v.string(), v.description("ISO 4217, upper case (extension).")),
+  ),
+  payment_provider: v.optional(
+    v.pipe(v.string(), v.description("The payment provider, e.g. `stripe` (extension).")),
+  ),
+  payment_reference: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("The provider's id of its checkout; empty until it is opened (extension)."),
+    ),
+  ),
+  payment_also_paid: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description("Other checkouts of it that were paid too, to refund (extension)."),
+    ),
+  ),
 };
 
 /** A submission as S1 shows it: without `search_words`. */

@@ -1,5 +1,7 @@
+import Stripe from "stripe";
+import { stripeEvent } from "../payments/stripe-events.ts";
 import { datalist, form, manager, reporter, resultIds } from "./case-paths.ts";
-import { respondentEmail, submissionInput } from "./matrix-fixture.ts";
+import { matrixStripe, respondentEmail, submissionInput } from "./matrix-fixture.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
 /** Datalists, submissions and attachments, with who may use them (docs/design.md §3). */
@@ -53,6 +55,25 @@ export const recordCases: RouteCase[] = [
     name: "D7 entries",
     access: { kind: "datalist" },
     request: (fx) => ({ path: `${datalist(fx)}/entries` }),
+  },
+  // A payment provider's events: its signature is the only credential (docs/design.md §26).
+  {
+    route: "POST /api/payments/:provider/events",
+    name: "payment event",
+    access: { kind: "open" },
+    request: () => ({ path: "/api/payments/stripe/events", ...paymentEvent(false) }),
+  },
+  {
+    route: "POST /api/payments/:provider/events",
+    name: "payment event, bad signature",
+    access: { kind: "foreign", status: 400, public: true },
+    request: () => ({ path: "/api/payments/stripe/events", ...paymentEvent(true) }),
+  },
+  {
+    route: "POST /api/payments/:provider/events",
+    name: "payment event, another provider",
+    access: { kind: "foreign", status: 404, public: true },
+    request: () => ({ path: "/api/payments/mollie/events", ...paymentEvent(false) }),
   },
   // Submissions and attachments: S1–S7.
   {
@@ -159,3 +180,18 @@ export const recordCases: RouteCase[] = [
     },
   },
 ];
+
+/** A Stripe event naming no submission of ours, signed with the matrix's secret (or forged). */
+function paymentEvent(forged: boolean) {
+  const state = {
+    checkout: "cs_test_matrix",
+    reference: "none",
+    status: "paid" as const,
+    amount: 100,
+    currency: "EUR",
+  };
+  const body = JSON.stringify(stripeEvent("paid", state));
+  const secret = forged ? "whsec_forged" : matrixStripe.webhookSecret;
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret });
+  return { body, headers: { "content-type": "application/json", "stripe-signature": signature } };
+}

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFsBlobStore } from "../../adapters/fs/index.ts";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
+import { createStripePayments } from "../../adapters/stripe/index.ts";
 import { roleNames } from "../../src/domain/forms/roles.ts";
 import { collections } from "../../src/domain/records/collections.ts";
 import { outboxPartitionOf } from "../../src/domain/webhooks/webhook-outbox.ts";
@@ -27,6 +28,9 @@ import {
   type SnapshotStore,
   snapshotStore,
 } from "./store-snapshot.ts";
+
+/** The Stripe keys of the matrix's service: it verifies events, and calls Stripe for nothing. */
+export const matrixStripe = { secretKey: "sk_test_matrix", webhookSecret: "whsec_matrix" };
 
 const allFlags = roleNames.map((role) => `${role}=1`).join("&");
 
@@ -164,6 +168,7 @@ async function newService() {
     allowPrivateWebhookDestinations: true,
     partners: { tokenSecret, tokenLifetimeSeconds },
     rateLimits: { publicPerMinute: 0, credentialPerMinute: 0 },
+    payments: createStripePayments({ ...matrixStripe, apiUrl: "http://127.0.0.1:9" }),
   });
   return { service, store, directory, clock };
 }

@@ -26,11 +26,12 @@ export function createSubmissionOnce(
   device: Device,
   marks: BotMarks,
   { key, body }: { key: string; body: unknown },
+  pageUrl?: string,
 ): Promise<Answered<Awaited<ReturnType<typeof createSubmission>>>> {
   const what = `S2 ${formId}\n${JSON.stringify(body)}`;
   const request = idempotentRequest(formId, caller?.userId ?? null, key, what);
   return answerOnce(ctx, request, () =>
-    createSubmission(ctx, caller, formId, input, device, marks, request),
+    createSubmission(ctx, caller, formId, input, device, marks, request, pageUrl),
   );
 }
 

@@ -17,6 +17,8 @@ export {
   renderFormPage,
 } from "./form-rendering.ts";
 export { createSubmissionOnce, updateSubmissionOnce } from "./idempotent-posts.ts";
+export { receivePaymentEvent } from "./payment-events.ts";
+export { sweepPayments } from "./payment-sweep.ts";
 export { eraseRespondent, erasureLeaseMs, resumeErasures } from "./respondent-erasure.ts";
 export { exportRespondent } from "./respondent-export.ts";
 export { sweepRetention } from "./retention-sweep.ts";

@@ -56,8 +56,10 @@ export async function deleteSubmission(
     if (!stored) return null;
     const counter = await readFormCounter(ctx, form.id);
     const counts: Record<string, number> = { ...counter?.record.counts };
-    // What the submission took, not what the current settings imply (inventory.ts).
-    for (const name of ["submissions", ...inventoryHeld(rules, stored.record)])
+    // What the submission took, not what the current settings imply (inventory.ts); a
+    // payment that expired or failed gave its slot back already (docs/design.md §26).
+    const slot = stored.record.payment_released ? [] : ["submissions"];
+    for (const name of [...slot, ...inventoryHeld(rules, stored.record)])
       counts[name] = Math.max(0, (counts[name] ?? 0) - 1);
     const files = fileIdsOf(form.form_definition, stored.record.form_fields);
     removed = await readAttachments(ctx, form.id, submissionId, files);

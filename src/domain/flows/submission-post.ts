@@ -27,7 +27,11 @@ import {
   keyOps,
   runningMarginMs,
 } from "../records/idempotency-keys.ts";
-import type { SubmissionInput, SubmittedField } from "../records/submission-record.ts";
+import type {
+  SubmissionInput,
+  SubmissionRecord,
+  SubmittedField,
+} from "../records/submission-record.ts";
 import { type BotMarks, screenPost } from "../settings/bot-protection.ts";
 import { thanksPageOf } from "../settings/sections/thanks-page.ts";
 import { respondentIndexOps } from "../submissions/respondent-index.ts";
@@ -38,6 +42,8 @@ import {
   planPostSubmissionActions,
 } from "../webhooks/submission-actions.ts";
 import { submissionCreatedOps } from "../webhooks/webhook-outbox.ts";
+import { openCheckout, returnUrlOf } from "./payment-checkout.ts";
+import { type PaymentDue, paymentDueOf, paymentNoteOp, pendingPayment } from "./payment-due.ts";
 import { type CheckedPost, checkPost, countsOf, submissionOf } from "./post-checks.ts";
 
 /**
@@ -65,6 +71,8 @@ export interface Post {
   written?: WrittenPost;
   /** Its `Idempotency-Key`, whose record goes in the batch (idempotency-keys.ts). */
   idempotency?: IdempotentRequest;
+  /** The form's hosted page, where a checkout sends the respondent back (docs/design.md §26). */
+  pageUrl?: string;
 }
 
 /** What the written attempt leaves for after its batch. */
@@ -75,6 +83,10 @@ export interface WrittenPost {
   actions: PlannedActions;
   /** Where the batch's key record is, when the post keeps it `running` past the batch. */
   runningKeyAt?: number;
+  /** The submission as written. */
+  submission: SubmissionRecord;
+  /** What it pays, when it is stored `pending` for a checkout (payment-due.ts). */
+  due: PaymentDue | null;
 }
 
 /** A new S2 of `input` to `formId`, with its submission id. */
@@ -113,8 +125,12 @@ export async function postOps(
   // The claimed files' bytes leave their uploaders' counts too (address-uploads.ts).
   const uploaders = await countOps(ctx, uploadersGiveBack(checked.claims.map(claimedFile)));
   const submission = submissionOf(ctx, snapshot, id, checked, post.caller, post.device, draft);
-  const actions = planPostSubmissionActions(ctx, snapshot.form, submission);
-  post.written = { snapshot, fresh: !counter, actions };
+  // A paying post is stored pending; its payment releases its deliveries and actions
+  // (payment-settle.ts).
+  const due = paymentDueOf(ctx, snapshot.form, checked.values, draft);
+  if (due) Object.assign(submission, pendingPayment(ctx, due));
+  const actions = due ? { ops: [] } : planPostSubmissionActions(ctx, snapshot.form, submission);
+  post.written = { snapshot, fresh: !counter, actions, submission, due };
   const ops: BatchOp[] = [
     // The files claimed leave the uploads it lists as waiting (waiting-uploads.ts).
     counterOp(formCounter(formId), counter, counts, waitingWithout(counter, checked.claims)),
@@ -127,15 +143,19 @@ export async function postOps(
     { op: "create", collection: collections.submissions, partition: formId, record: submission },
     // In the form's partition: on Cosmos DB one more op of the same transactional batch.
     ...respondentIndexOps(formId, id, [], submission.respondent_keys),
-    ...(draft ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
+    ...(draft || due ? [] : submissionCreatedOps(ctx, submission, snapshot.webhooks)),
     ...actions.ops,
+    ...(due ? [paymentNoteOp(submission)] : []),
   ];
   if (post.idempotency) {
-    // While the actions' first attempts run, a retry is told to wait (409): their flags
-    // complete the answer the key keeps.
-    const running = actions.attempt ? ctx.actions.attemptMs + runningMarginMs : undefined;
+    // While the actions' first attempts run, or the checkout opens, a retry is told to wait
+    // (409): their flags or the checkout complete the answer the key keeps. Should the post
+    // die meanwhile, the key answers the hosted page, which offers a new checkout.
+    const running = actions.attempt || due ? ctx.actions.attemptMs + runningMarginMs : undefined;
     if (running !== undefined) post.written.runningKeyAt = ops.length;
-    const answer = postedAnswer(snapshot, id, noFailedActions);
+    const answer = due
+      ? checkoutAnswer(id, returnUrlOf(post.pageUrl ?? "", id, "cancel"))
+      : postedAnswer(snapshot, id, noFailedActions);
     ops.push(...keyOps(ctx, post.idempotency, answer, running));
   }
   return ops;
@@ -197,25 +217,48 @@ export async function createSubmission(
   device: Device,
   marks: BotMarks = {},
   idempotency?: IdempotentRequest,
+  pageUrl?: string,
 ) {
   const post = newPost(caller, formId, input, device, marks);
   post.idempotency = idempotency;
+  post.pageUrl = pageUrl;
   // Posts to one form in this process take turns on its counter (counter-turns.ts):
   // otherwise concurrent ones all read one etag and all but one retry.
   const build = (attempt: number) => postOps(ctx, post, attempt);
   const results = await batchInTurns(ctx, formId, build, idempotency !== undefined);
   if (post.dropped) return postedAnswer(post.dropped, post.id, noFailedActions);
-  const { snapshot, fresh, actions, runningKeyAt } = post.written as WrittenPost;
+  const { snapshot, fresh, actions, runningKeyAt, submission, due } = post.written as WrittenPost;
   for (const { record } of post.checked?.claims ?? []) settledUploadsOf(ctx).delete(record.id);
   // The counter this S2 made holds version 0: no change came between (form-snapshots.ts).
   if (fresh) formSnapshotsOf(ctx).set(formId, 0, snapshot);
   if (!post.draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
   const flags = actions.attempt ? await actions.attempt() : noFailedActions;
-  const answer = postedAnswer(snapshot, post.id, flags);
+  const answer = due
+    ? checkoutAnswer(post.id, (await openCheckout(ctx, submission, due, pageUrl ?? "")).url)
+    : postedAnswer(snapshot, post.id, flags);
   const key = runningKeyAt === undefined ? undefined : results?.[runningKeyAt];
   if (idempotency && key)
     await finishKey(ctx, idempotency, key as Stored<IdempotencyRecord>, answer);
   return answer;
+}
+
+/**
+ * S2's answer on a paying form: the interface's shape, its thanks behaviour a redirect to
+ * the checkout (docs/design.md §26).
+ */
+function checkoutAnswer(id: string, url: string) {
+  return {
+    id,
+    message: "Submission posted successfully",
+    thanks_behaviour: "url_redirect" as const,
+    // A provider's checkout page refuses to be framed: an embedded form leaves for it.
+    thanks_behaviour_redirect_parent_page: true,
+    thanks_behaviour_redirect_url: url,
+    thanks_behaviour_redirect_url_params: [],
+    cloud_database_post_expected_but_failed: false,
+    email_address_post_expected_but_failed: false,
+    actionSuccessful: true,
+  };
 }
 
 /** S2's answer: a post screened out as a bot's gets the same, with its unused id. */

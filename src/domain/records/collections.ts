@@ -93,6 +93,12 @@ export const collections = {
    * normalised address. See `respondent-index.ts`.
    */
   respondentIndex: "respondent_index",
+  /**
+   * Submissions waiting for their payment, for the sweep that asks the provider after
+   * checkouts past their expiry (docs/design.md §26); partition: the hour the checkout
+   * expires (`YYYY-MM-DDTHH`); id: `<form id>.<submission id>`. See `payment-sweep.ts`.
+   */
+  paymentNotes: "payment_notes",
   /** The service's own bookkeeping (the sweep's cursor); partition: its purpose. */
   serviceState: "service_state",
 } as const;

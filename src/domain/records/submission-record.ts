@@ -1,4 +1,5 @@
 import type { Timestamps } from "../../kernel/timestamps.ts";
+import type { PaymentStatus } from "../../ports/payments.ts";
 import type { Device } from "./device.ts";
 
 /** One submitted value, as the interface writes it. */
@@ -45,6 +46,28 @@ export interface SubmissionRecord extends Timestamps {
    * says by then. Absent when none, and on records stored before the index.
    */
   respondent_keys?: string[];
+  /**
+   * Extension (docs/design.md §26), present on a submission that pays: where its payment
+   * stands. `pending` until the provider reports it `paid`, `expired` or `failed`.
+   */
+  payment_status?: PaymentStatus;
+  /** What it pays, in the currency's minor units (cents for EUR). */
+  payment_amount?: number;
+  /** ISO 4217, upper case. */
+  payment_currency?: string;
+  /** The `Payments` port's provider (`stripe`). */
+  payment_provider?: string;
+  /** The provider's id for its checkout; `""` until the checkout is opened. */
+  payment_reference?: string;
+  /** Other checkouts of it that were paid too (the owner refunds them); absent: none. */
+  payment_also_paid?: string[];
+  /** Bookkeeping, never shown: when its checkout stops taking payment. */
+  payment_expires_at?: string;
+  /**
+   * Bookkeeping, never shown: its payment expired or failed and the counts it took (its
+   * slot, inventory and monthly quota) were given back, so S7 gives back none of them.
+   */
+  payment_released?: true;
 }
 
 /** One edit of a submission, as its history keeps it (submission-history.ts). */
@@ -101,6 +124,8 @@ export function publicSubmission(record: SubmissionRecord) {
     history: _h,
     history_dropped: _d,
     respondent_keys: _k,
+    payment_expires_at: _e,
+    payment_released: _r,
     ...view
   } = record;
   return view;

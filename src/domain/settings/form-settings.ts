@@ -27,7 +27,8 @@ export async function updateSettingsSection(
   const access = await accessForm(ctx, caller, formId);
   requireRole(access, "has_form_editor");
   const settings = sectionNamed(section);
-  const issues = settings?.issues?.(value, access.form.form_definition) ?? [];
+  const { form_definition, form_configuration } = access.form;
+  const issues = settings?.issues?.(value, form_definition, form_configuration) ?? [];
   if (issues.length) {
     throw new ValidationError(`The ${section} body does not fit the form`, issues);
   }

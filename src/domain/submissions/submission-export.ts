@@ -6,6 +6,7 @@ import type { FormAccess } from "../forms/form-access.ts";
 import { type FormField, fieldsOf } from "../forms/form-definition.ts";
 import { collections } from "../records/collections.ts";
 import { attachmentIdsOf, type SubmissionRecord } from "../records/submission-record.ts";
+import { paymentOf } from "../settings/sections/payment.ts";
 import { filterConditions } from "./submission-listing.ts";
 
 /** The formats of the export (extension). */
@@ -28,12 +29,22 @@ const pageSize = 200;
 /** The columns before the definition's fields. */
 const fixedColumns = ["id", "created_date_utc", "is_draft_submission"] as const;
 
+/** The columns after the fields of a form that takes payments (docs/design.md §26). */
+const paymentColumns = [
+  "payment_status",
+  "payment_amount",
+  "payment_currency",
+  "payment_reference",
+] as const;
+
 /**
  * The export of a form's submissions (extension): every submission that S5's filters keep, in
  * creation order, as CSV or as newline-delimited JSON, streamed page by page, so that memory
  * holds one page whatever the number of submissions. One column (CSV) or key (NDJSON) per
  * field of the definition, in definition order, after the id, the creation time and the draft
- * flag; a file field holds signed read links, separated by spaces. CSV cells that a spreadsheet
+ * flag; a file field holds signed read links, separated by spaces. A form that takes payments
+ * adds {@link paymentColumns} after the fields (empty for a submission that paid nothing).
+ * CSV cells that a spreadsheet
  * would read as a formula are neutralised. A store failure in the middle of the stream ends it
  * with an error: the status line has been sent by then, so the client sees a cut download.
  */
@@ -44,6 +55,7 @@ export function exportSubmissions(
 ): ReadableStream<Uint8Array> {
   const formId = access.form.id;
   const fields = fieldsOf(access.form.form_definition);
+  const extra = paymentOf(access.form) ? paymentColumns : [];
   const where = filterConditions(options);
   const encoder = new TextEncoder();
   let continuation: string | null = null;
@@ -52,7 +64,7 @@ export function exportSubmissions(
     {
       async pull(controller) {
         let text = "";
-        if (!started && options.format === "csv") text = csvHeader(fields);
+        if (!started && options.format === "csv") text = csvHeader(fields, extra);
         const page = await ctx.store.query<SubmissionRecord>(collections.submissions, formId, {
           where,
           orderBy: { field: "created_date_utc" },
@@ -61,8 +73,8 @@ export function exportSubmissions(
         });
         started = true;
         const rows = [];
-        for (const { record } of page.items) rows.push(await rowOf(ctx, fields, record));
-        text += options.format === "csv" ? csvRows(rows) : ndjsonRows(fields, rows);
+        for (const { record } of page.items) rows.push(await rowOf(ctx, fields, extra, record));
+        text += options.format === "csv" ? csvRows(rows) : ndjsonRows(fields, extra, rows);
         if (text) controller.enqueue(encoder.encode(text));
         continuation = page.continuation;
         if (!continuation) controller.close();
@@ -91,7 +103,12 @@ export async function exportSubmissionsRecorded(
 /** One exported submission: the fixed columns, then each field's value in definition order. */
 type Row = [id: string, created: string, draft: boolean, ...values: string[]];
 
-async function rowOf(ctx: Context, fields: FormField[], submission: SubmissionRecord) {
+async function rowOf(
+  ctx: Context,
+  fields: FormField[],
+  extra: readonly string[],
+  submission: SubmissionRecord,
+) {
   const values = new Map(
     submission.form_fields.map((field) => [field.unique_system_name, field.submitted_value]),
   );
@@ -99,6 +116,9 @@ async function rowOf(ctx: Context, fields: FormField[], submission: SubmissionRe
   for (const field of fields) {
     const value = values.get(field.unique_system_name) ?? "";
     row.push(field.type === "file" ? await linksOf(ctx, submission.form_id, value) : value);
+  }
+  for (const column of extra) {
+    row.push(String(submission[column as keyof SubmissionRecord] ?? ""));
   }
   return row;
 }
@@ -110,10 +130,10 @@ async function linksOf(ctx: Context, formId: string, value: string): Promise<str
   return links.join(" ");
 }
 
-function csvHeader(fields: FormField[]): string {
+function csvHeader(fields: FormField[], extra: readonly string[]): string {
   const names = fields.map((field) => field.label || field.unique_system_name);
   // A byte order mark lets spreadsheet programs read the file as UTF-8.
-  return stringify([[...fixedColumns, ...names].map(neutralised)], csvOptions(true));
+  return stringify([[...fixedColumns, ...names, ...extra].map(neutralised)], csvOptions(true));
 }
 
 function csvRows(rows: Row[]): string {
@@ -142,12 +162,15 @@ export function neutralised(cell: string): string {
   return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
 }
 
-function ndjsonRows(fields: FormField[], rows: Row[]): string {
+function ndjsonRows(fields: FormField[], extra: readonly string[], rows: Row[]): string {
   let text = "";
   for (const [id, created_date_utc, is_draft_submission, ...values] of rows) {
     const record: Record<string, unknown> = { id, created_date_utc, is_draft_submission };
     fields.forEach((field, n) => {
       record[field.unique_system_name] = values[n];
+    });
+    extra.forEach((column, n) => {
+      record[column] = values[fields.length + n];
     });
     text += `${JSON.stringify(record)}\n`;
   }

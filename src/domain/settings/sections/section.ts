@@ -39,9 +39,14 @@ export interface SettingsSection<T extends Record<string, unknown> = Record<stri
   readonly schema?: v.GenericSchema<unknown, T>;
   /**
    * What F2 refuses in a value its schema accepted, given the form's definition: the fields,
-   * options and expressions it names that the form does not have. One issue per fault.
+   * options and expressions it names that the form does not have, or what another of its
+   * sections (`configuration`, as stored) must say of a field it names. One issue per fault.
    */
-  issues?(value: T, definition: FormDefinition): ValidationIssue[];
+  issues?(
+    value: T,
+    definition: FormDefinition,
+    configuration?: FormRecord["form_configuration"],
+  ): ValidationIssue[];
   /**
    * The URLs in a value its schema accepted that the service will post to, each with its
    * field: F2 refuses one the service may not call as W2 refuses a webhook's

@@ -1,0 +1,93 @@
+/**
+ * S2's checkout on a paying form (docs/design.md §26): opened once the submission is stored
+ * `pending`, with the submission as its reference and a key derived from it, so that a retry
+ * of the call never opens a second one; then recorded on the submission.
+ */
+import { ServiceError, ValidationError } from "../../kernel/errors.ts";
+import { type Checkout, PaymentRefusedError } from "../../ports/payments.ts";
+import { updateRecord } from "../../ports/update-record.ts";
+import type { Context } from "../context.ts";
+import { collections } from "../records/collections.ts";
+import type { SubmissionRecord } from "../records/submission-record.ts";
+import { type PaymentDue, paymentReference } from "./payment-due.ts";
+import { settlePayment } from "./payment-settle.ts";
+
+/**
+ * Where the provider sends the respondent back to: the form's hosted page, told which
+ * submission and how its checkout ended (`paid` or `cancel`).
+ */
+export function returnUrlOf(pageUrl: string, submissionId: string, outcome: "paid" | "cancel") {
+  const url = new URL(pageUrl);
+  url.searchParams.set("submission", submissionId);
+  url.searchParams.set("payment", outcome);
+  return url.href;
+}
+
+/** The idempotency key of a submission's first checkout: the same on every retry of S2's call. */
+export function firstCheckoutKey(submissionId: string): string {
+  return `formwork-checkout-${submissionId}`;
+}
+
+/**
+ * Opens the checkout of `submission` (stored `pending` by S2's batch) and records it on the
+ * submission. When the provider cannot open it, nothing can be paid: the submission is
+ * settled `failed` at once, giving back what it took (payment-settle.ts), and S2 fails.
+ * A crash before either leaves it `pending` without a checkout, for the sweep.
+ * @throws {ValidationError} 400 when the provider refuses the payment for good (an amount
+ *   under its minimum, a currency it does not take).
+ * @throws {ServiceError} 503 when the provider could not be reached.
+ */
+export async function openCheckout(
+  ctx: Context,
+  submission: SubmissionRecord,
+  due: PaymentDue,
+  pageUrl: string,
+): Promise<Checkout> {
+  const { form_id: formId, id } = submission;
+  const payments = ctx.payments;
+  const reference = paymentReference(formId, id);
+  let checkout: Checkout;
+  try {
+    if (!payments) throw new Error("no payments port");
+    checkout = await payments.startCheckout({
+      amount: due.amount,
+      currency: due.currency,
+      description: due.description,
+      reference,
+      idempotencyKey: firstCheckoutKey(id),
+      successUrl: returnUrlOf(pageUrl, id, "paid"),
+      cancelUrl: returnUrlOf(pageUrl, id, "cancel"),
+      expiresAt: due.expiresAt,
+      ...(due.email ? { email: due.email } : {}),
+    });
+  } catch (error) {
+    const { amount, currency } = due;
+    await settlePayment(ctx, { checkout: "", reference, status: "failed", amount, currency });
+    if (error instanceof PaymentRefusedError) {
+      throw new ValidationError("The payment provider refuses this payment", [
+        { path: "", message: error.message },
+      ]);
+    }
+    throw new ServiceError(
+      "service_unavailable",
+      "The payment provider could not be reached; nothing was taken. Try again shortly",
+      [],
+      { cause: error },
+    );
+  }
+  await recordCheckout(ctx, formId, id, checkout);
+  return checkout;
+}
+
+/** Writes the checkout's id on the submission, unless an event recorded one first. */
+async function recordCheckout(ctx: Context, formId: string, id: string, checkout: Checkout) {
+  await updateRecord<SubmissionRecord>(ctx.store, collections.submissions, formId, id, (current) =>
+    current && current.payment_reference === ""
+      ? {
+          ...current,
+          payment_reference: checkout.checkout,
+          payment_expires_at: checkout.expiresAt.toISOString(),
+        }
+      : null,
+  );
+}

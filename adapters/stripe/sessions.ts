@@ -6,7 +6,7 @@ import type { CheckoutRequest, CheckoutState, PaymentEvent, PaymentStatus } from
 import type Stripe from "stripe";
 
 /** The metadata key that carries the reference beside `client_reference_id`. */
-export const referenceKey = "submission_id";
+export const referenceKey = "formwork_reference";
 
 /** Stripe takes a session's `expires_at` from 30 minutes to 24 hours after it is created. */
 const window = { min: 30 * 60_000, max: 24 * 60 * 60_000 };

@@ -79,7 +79,7 @@ function isMissing(error: unknown): boolean {
 /**
  * The Payments port over Stripe Checkout (docs/design.md §26): one Checkout Session in
  * `payment` mode per checkout, with one `price_data` line; the reference as the session's
- * `client_reference_id` and its `metadata.submission_id`; the idempotency key as Stripe's
+ * `client_reference_id` and its `metadata.formwork_reference`; the idempotency key as Stripe's
  * `Idempotency-Key`. Events are verified with the endpoint's signing secret over the raw
  * body. Stripe's refusal of a request (an `invalid_request_error`: an unsupported currency,
  * an unknown session) rejects with `PaymentRefusedError`; anything else (Stripe down, a

@@ -152,13 +152,15 @@ describe("payments: S2, the provider's events and the sweep", () => {
         assert.equal((await env.save(section, body)).status, 200, section);
 
       // The amount is the server's calculation, whatever the client sent for the total.
-      const order = { name_1: "Ada", seats_2: "3", total_3: "0.01", session_4: "am" };
+      const order = { name_1: "Ada & Bo", seats_2: "3", total_3: "0.01", session_4: "am" };
       const first = await env.submit({ ...order, email_5: "ada@example.com" });
       assert.equal(first.status, 200, JSON.stringify(first.body));
       const pending = await env.read(first.body.id);
       const checkout = pending.payment_reference as string;
       assert.equal(first.body.thanks_behaviour, "url_redirect");
       assert.equal(first.body.thanks_behaviour_redirect_url, server.session(checkout).url);
+      // The description is plain text: the template's values are not HTML-escaped.
+      assert.equal(server.session(checkout).description, "3 seats for Ada & Bo");
       assert.equal(first.body.actionSuccessful, true);
       assert.equal(pending.payment_status, "pending");
       assert.equal(pending.payment_amount, 3750);

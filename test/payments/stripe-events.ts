@@ -31,6 +31,8 @@ export interface SessionFields {
   successUrl?: string;
   cancelUrl?: string | null;
   email?: string | null;
+  /** The line's product name: what the respondent is shown they pay for. */
+  description?: string;
 }
 
 /** A Checkout Session object in `payment` mode, with the fields Stripe always answers. */
@@ -178,7 +180,7 @@ export function stripeEvent(kind: PaymentEventKind, state: CheckoutState): Recor
     amount: state.amount,
     currency: state.currency.toLowerCase(),
     reference: state.reference,
-    metadata: { submission_id: state.reference },
+    metadata: { formwork_reference: state.reference },
     status,
     paymentStatus,
     expiresAt: Math.floor(Date.now() / 1000),

@@ -101,6 +101,7 @@ export function sessionFromForm(
     successUrl: form.success_url,
     cancelUrl: typeof form.cancel_url === "string" ? form.cancel_url : null,
     email: typeof form.customer_email === "string" ? form.customer_email : null,
+    description: name,
   };
   return fields;
 }

@@ -61,7 +61,7 @@ export function paymentDueOf(
   const formName = form.form_configuration.settings.form_name;
   view.form_name = formName;
   const rendered = payment.description
-    ? renderWithin(payment.description, view, descriptionBytes)
+    ? renderWithin(payment.description, view, descriptionBytes, { escape: false })
     : null;
   const description = rendered?.replace(/\s+/g, " ").trim() || formName || "Payment";
   const minutes = payment.expiresAfterMinutes;

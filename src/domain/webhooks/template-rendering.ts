@@ -12,12 +12,15 @@ type Token = [string, string, number, number, Token[]?, ...unknown[]];
 
 /**
  * `template` rendered over `view`, or `null` as soon as its UTF-8 output would pass
- * `maxBytes`. A template Mustache cannot parse throws, as `Mustache.render` does.
+ * `maxBytes`. A template Mustache cannot parse throws, as `Mustache.render` does. `{{name}}`
+ * is HTML-escaped as Mustache does, unless `escape` is false (a text no HTML reader shows,
+ * such as a payment's description: docs/design.md §26).
  */
 export function renderWithin(
   template: string,
   view: Record<string, string>,
   maxBytes: number,
+  { escape = true }: { escape?: boolean } = {},
 ): string | null {
   // A writer per call: Mustache's shared writer caches every template it has seen.
   const tokens = new Mustache.Writer().parse(template) as Token[];
@@ -43,7 +46,7 @@ export function renderWithin(
         const text = typeof found === "string" ? found : String(found);
         // Escaping never shortens: a raw value past the budget is past it escaped too.
         if (text.length > left) return false;
-        if (!add(kind === "name" ? Mustache.escape(text) : text)) return false;
+        if (!add(kind === "name" && escape ? Mustache.escape(text) : text)) return false;
       }
       if (kind === "#" && !section(children, context, context.lookup(name))) return false;
       if (kind === "^") {

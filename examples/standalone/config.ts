@@ -70,6 +70,11 @@ export interface ServerConfig {
    * (`STOP_TIMEOUT_MS`, docs/design.md §10).
    */
   stopTimeoutMs: number;
+  /**
+   * How far V8's heap may grow past what its last full collection left live, in percent
+   * (`HEAP_GROWING_PERCENT`, docs/design.md §22); 0 leaves it to V8.
+   */
+  heapGrowingPercent: number;
 }
 
 /**
@@ -100,6 +105,7 @@ export const variables = {
   LOG_LEVEL: oneOf(logLevels, "info"),
   RATE_LIMIT_PUBLIC_PER_MINUTE: wholeNumber(300, 0),
   RATE_LIMIT_CREDENTIAL_PER_MINUTE: wholeNumber(3000, 0),
+  HEAP_GROWING_PERCENT: wholeNumber(50, 0, 300),
 } satisfies Record<string, Variable>;
 
 /** The parsed values of {@link variables}. */
@@ -159,6 +165,7 @@ export function configOf(values: Values): ServerConfig {
     logLevel: values.LOG_LEVEL,
     rateLimitPublicPerMinute: values.RATE_LIMIT_PUBLIC_PER_MINUTE,
     rateLimitCredentialPerMinute: values.RATE_LIMIT_CREDENTIAL_PER_MINUTE,
+    heapGrowingPercent: values.HEAP_GROWING_PERCENT,
   };
 }
 

@@ -8,7 +8,7 @@
  * client's, so the figure holds on a loaded machine where requests per second do not. Each
  * round measures every case once; the table shows the median of {@link ROUNDS} and the bare
  * handler's CPU over each case's: the share of bare throughput a CPU-bound server reaches
- * (the goals: ≥ 0.6 on memory, ≥ 0.5 on lowdb).
+ * (the goals: ≥ 0.6 on memory, ≥ 0.5 on lowdb), and the memory store's CPU over lowdb's (≤ 1).
  * Run: `node --conditions=formwork-source --import tsx bench/request-cpu.bench.ts`;
  * `BENCH_ONLY=memory|lowdb|bare` runs one case (for `--cpu-prof`), `BENCH_REQUESTS` sets
  * the requests a case.
@@ -166,3 +166,13 @@ console.table(
     };
   }),
 );
+// The memory store, the store of unit tests and examples, costs no more than lowdb's
+// journal (docs/design.md §22).
+const memoryCpu = median(results.get("memory")?.map((r) => r.cpu) ?? []);
+const lowdbCpu = median(results.get("lowdb")?.map((r) => r.cpu) ?? []);
+if (memoryCpu && lowdbCpu) {
+  const ratio = memoryCpu / lowdbCpu;
+  console.log(
+    `memory CPU ÷ lowdb CPU: ${ratio.toFixed(3)} (goal ≤ 1.0: ${ratio <= 1 ? "met" : "NOT met"})`,
+  );
+}

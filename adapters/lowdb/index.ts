@@ -67,7 +67,7 @@ export interface LowdbStoreOptions {
    * How large the journal file grows before compaction writes the snapshots and starts a
    * new one. The records it changed stay loaded until then, so this also bounds memory:
    * about as many bytes of records as the journal holds. Larger means fewer snapshot
-   * writes, and more to replay at start and to keep in memory. @default 4 MiB
+   * writes, and more to replay at start and to keep in memory. @default 8 MiB
    */
   journalBytes?: number;
   /**
@@ -96,7 +96,7 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     maxLoadedSegments: positive("maxLoadedSegments", options.maxLoadedSegments ?? 32),
     orderFields: options.orderFields ?? ["created_date_utc", "sort_order", "due_at"],
     durability,
-    journalBytes: positive("journalBytes", options.journalBytes ?? 4 * 1024 * 1024),
+    journalBytes: positive("journalBytes", options.journalBytes ?? 8 * 1024 * 1024),
     warn: options.warn ?? ((message) => console.warn(message)),
   });
 }

@@ -10,7 +10,8 @@
  * handler's CPU over each case's: the share of bare throughput a CPU-bound server reaches
  * (once held to ≥ 0.6 on memory and ≥ 0.5 on lowdb; withdrawn: `versus-anchor.bench.ts`
  * holds S2 to the anchor now, docs/design.md §22);
- * `memory, metrics` is the memory case with `metrics: true`, the cost of keeping them.
+ * `memory, metrics` is the memory case with `metrics: true`, the cost of keeping them; the
+ * last line gives the memory store's CPU over lowdb's (goal ≤ 1).
  * Run: `node --conditions=formwork-source --import tsx bench/request-cpu.bench.ts`;
  * `BENCH_ONLY=memory|lowdb|bare|"memory, metrics"` runs one case (for `--cpu-prof`), `BENCH_REQUESTS` sets
  * the requests a case.
@@ -171,3 +172,13 @@ console.table(
     };
   }),
 );
+// The memory store, the store of unit tests and examples, costs no more than lowdb's
+// journal (docs/design.md §22).
+const memoryCpu = median(results.get("memory")?.map((r) => r.cpu) ?? []);
+const lowdbCpu = median(results.get("lowdb")?.map((r) => r.cpu) ?? []);
+if (memoryCpu && lowdbCpu) {
+  const ratio = memoryCpu / lowdbCpu;
+  console.log(
+    `memory CPU ÷ lowdb CPU: ${ratio.toFixed(3)} (goal ≤ 1.0: ${ratio <= 1 ? "met" : "NOT met"})`,
+  );
+}

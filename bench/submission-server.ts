@@ -53,7 +53,9 @@ async function formworkHandler(
   directory: string | null,
 ): Promise<{ fetch: Handler; close(): Promise<void> }> {
   const durability = process.env.BENCH_DURABILITY === "machine" ? "machine" : "process";
-  const journalBytes = Number(process.env.BENCH_JOURNAL_BYTES ?? 16 * 1024 * 1024);
+  const journalBytes = process.env.BENCH_JOURNAL_BYTES
+    ? Number(process.env.BENCH_JOURNAL_BYTES)
+    : undefined;
   const lowdb = directory ? createLowdbStore({ directory, durability, journalBytes }) : null;
   // Opened before listening, so that the time to the `listening on` line includes the start.
   await lowdb?.open();

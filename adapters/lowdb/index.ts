@@ -42,10 +42,11 @@ export interface LowdbStoreOptions {
   /**
    * How many segments, across all partitions, stay loaded in memory before the least
    * recently used ones are dropped: with the segment size, this bounds the memory the store
-   * holds (about 100 × 200 records of 1 KB: 20 MB). A soft bound: segments of partitions
-   * with an operation in flight, and segments with changes not yet in their snapshot, are
+   * holds (about 32 × 200 records of 1 KB: 6 MB, which V8 holds about three times over
+   * between its collections). A soft bound: segments of partitions with an operation in
+   * flight, and segments with changes not yet in their snapshot (see `journalBytes`), are
    * kept, and a query that cannot use `orderFields` loads every segment of its partition.
-   * @default 100
+   * @default 32
    */
   maxLoadedSegments?: number;
   /**
@@ -64,8 +65,9 @@ export interface LowdbStoreOptions {
   durability?: Durability;
   /**
    * How large the journal file grows before compaction writes the snapshots and starts a
-   * new one. Larger means fewer snapshot writes, and more to replay at start and to keep
-   * in memory. @default 16 MiB
+   * new one. The records it changed stay loaded until then, so this also bounds memory:
+   * about as many bytes of records as the journal holds. Larger means fewer snapshot
+   * writes, and more to replay at start and to keep in memory. @default 8 MiB
    */
   journalBytes?: number;
   /**
@@ -91,10 +93,10 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   return new LowdbStore({
     directory: options.directory,
     segmentSize: positive("segmentSize", options.segmentSize ?? 200),
-    maxLoadedSegments: positive("maxLoadedSegments", options.maxLoadedSegments ?? 100),
+    maxLoadedSegments: positive("maxLoadedSegments", options.maxLoadedSegments ?? 32),
     orderFields: options.orderFields ?? ["created_date_utc", "sort_order", "due_at"],
     durability,
-    journalBytes: positive("journalBytes", options.journalBytes ?? 16 * 1024 * 1024),
+    journalBytes: positive("journalBytes", options.journalBytes ?? 8 * 1024 * 1024),
     warn: options.warn ?? ((message) => console.warn(message)),
   });
 }

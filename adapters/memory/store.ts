@@ -64,10 +64,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   }
 
   function partitionOf(collection: string, partition: string): Map<string, Entry> {
-    const partitions = collections.get(collection) ?? new Map<string, Map<string, Entry>>();
-    collections.set(collection, partitions);
-    const records = partitions.get(partition) ?? new Map<string, Entry>();
-    partitions.set(partition, records);
+    let partitions = collections.get(collection);
+    if (!partitions) {
+      partitions = new Map();
+      collections.set(collection, partitions);
+    }
+    let records = partitions.get(partition);
+    if (!records) {
+      records = new Map();
+      partitions.set(partition, records);
+    }
     return records;
   }
 
@@ -122,7 +128,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       const entries = recordsOf(collection, partition).values() as Iterable<Stored<T>>;
       const page: Page<T> = evaluateQuery(entries, query);
       return {
-        items: page.items.map(({ record, etag }) => ({ record: structuredClone(record), etag })),
+        items: page.items.map(({ record, etag }) => ({ record: copyRecord(record), etag })),
         continuation: page.continuation,
       };
     },

@@ -8,11 +8,13 @@ import { createAzureBlobStore } from "formwork/adapters/azure-blob";
 import { createCosmosStore } from "formwork/adapters/cosmos";
 import { resolveAdminSecret, resolveCustomerTokenSecret } from "../standalone/config.ts";
 import { settingsOrExit } from "../standalone/environment.ts";
+import { limitHeapGrowth } from "../standalone/heap-growth.ts";
 import { paymentsFrom } from "../standalone/payments.ts";
 import { optionsFrom, serveUntilStopped } from "../standalone/serve.ts";
 import { cosmosOptionsOf, readAzureConfig } from "./config.ts";
 
 const config = settingsOrExit(() => readAzureConfig(process.env));
+limitHeapGrowth(config.heapGrowingPercent);
 const options = optionsFrom(config);
 const service = createFormService({
   store: createCosmosStore({

@@ -81,6 +81,11 @@ export interface ServerConfig {
    * (docs/design.md §26).
    */
   stripe: { secretKey: string; webhookSecret: string; apiUrl?: string } | undefined;
+  /**
+   * How far V8's heap may grow past what its last full collection left live, in percent
+   * (`HEAP_GROWING_PERCENT`, docs/design.md §22); 0 leaves it to V8.
+   */
+  heapGrowingPercent: number;
 }
 
 /**
@@ -115,6 +120,7 @@ export const variables = {
   STRIPE_SECRET_KEY: text(),
   STRIPE_WEBHOOK_SECRET: text(),
   STRIPE_API_URL: url(["https:", "http:"], "a URL"),
+  HEAP_GROWING_PERCENT: wholeNumber(50, 0, 300),
 } satisfies Record<string, Variable>;
 
 /** The parsed values of {@link variables}. */
@@ -194,6 +200,7 @@ export function configOf(values: Values): ServerConfig {
             ...(values.STRIPE_API_URL ? { apiUrl: values.STRIPE_API_URL } : {}),
           }
         : undefined,
+    heapGrowingPercent: values.HEAP_GROWING_PERCENT,
   };
 }
 

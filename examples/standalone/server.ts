@@ -16,11 +16,13 @@ import {
 import { reportCrashes } from "./crash-report.ts";
 import { openDataStore } from "./data-store.ts";
 import { settingsOrExit } from "./environment.ts";
+import { limitHeapGrowth } from "./heap-growth.ts";
 import { paymentsFrom } from "./payments.ts";
 import { optionsFrom, serveUntilStopped } from "./serve.ts";
 
 reportCrashes();
 const config = settingsOrExit(() => readConfig(process.env));
+limitHeapGrowth(config.heapGrowingPercent);
 await secureDataDir(config);
 // Opening now, not on the first request: a second server on the same DATA_DIR stops here.
 const store = await openDataStore(config.dataDir);

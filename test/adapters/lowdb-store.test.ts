@@ -550,6 +550,26 @@ describe("lowdb store", () => {
     await store.close();
   });
 
+  it("keeps changed segments loaded only until compaction writes them: journalBytes bounds them", async () => {
+    const directory = await tempDir();
+    const options = { maxLoadedSegments: 1, journalBytes: 4096 };
+    const store = open(directory, options);
+    await store.create<Row>("t", "a", { id: "x", n: 1 });
+    await store.create<Row>("t", "b", { id: "x", n: 2 });
+    // Changed and not yet compacted, a's segment stays loaded beyond the bound of one: its
+    // change is in no file but the journal.
+    await store.create<Row>("t", "c", { id: "c0", n: 0 });
+    assert.equal((await store.get<Row>("t", "a", "x"))?.record.n, 1);
+    // Past journalBytes, compaction writes every changed segment and starts a new journal.
+    for (let n = 1; n < 100; n++) await store.create<Row>("t", "c", { id: `c${n}`, n });
+    while ((await readdir(directory)).includes("journal-000000000001.log")) await sleep(5);
+    await store.create<Row>("t", "c", { id: "last", n: 100 });
+    // Written, a's segment was dropped (the bound is one), so its file is read again.
+    await writeFile(join(directory, "t", "a", "0.json"), "{");
+    await assert.rejects(store.get("t", "a", "x"), { message: /^lowdb store: cannot read/ });
+    await store.close();
+  });
+
   it("keeps hostile names inside its directory and apart from each other", async () => {
     const root = await tempDir();
     const names = ["..", ".", "../up", "a/b", "a\\b", "/abs", "", "~", "%2E%2E", "*", "CON"];

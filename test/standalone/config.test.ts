@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { readConfig } from "../../examples/standalone/config.ts";
+import { limitHeapGrowth } from "../../examples/standalone/heap-growth.ts";
 import { optionsFrom } from "../../examples/standalone/serve.ts";
 
 describe("standalone server configuration", () => {
@@ -23,6 +24,20 @@ describe("standalone server configuration", () => {
     assert.equal(config.maxUnclaimedUploadBytes, 100 * 1024 * 1024);
     assert.equal(config.sweepIntervalMs, 600_000);
     assert.equal(config.auditRetentionDays, 400);
+    assert.equal(config.heapGrowingPercent, 50);
+  });
+
+  it("sets V8's heap growth from HEAP_GROWING_PERCENT, and nothing for 0", () => {
+    const set: string[] = [];
+    limitHeapGrowth(readConfig({}).heapGrowingPercent, (flags) => set.push(flags));
+    limitHeapGrowth(readConfig({ HEAP_GROWING_PERCENT: "120" }).heapGrowingPercent, (flags) =>
+      set.push(flags),
+    );
+    limitHeapGrowth(readConfig({ HEAP_GROWING_PERCENT: "0" }).heapGrowingPercent, (flags) =>
+      set.push(flags),
+    );
+    assert.deepEqual(set, ["--heap-growing-percent=50", "--heap-growing-percent=120"]);
+    assert.throws(() => readConfig({ HEAP_GROWING_PERCENT: "301" }), /HEAP_GROWING_PERCENT/);
   });
 
   it("reads the sweep's interval, 0 turning it off", () => {

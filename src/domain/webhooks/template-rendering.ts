@@ -20,7 +20,7 @@ export function renderWithin(
   template: string,
   view: Record<string, string>,
   maxBytes: number,
-  { escape = true }: { escape?: boolean } = {},
+  { escape: escaping = true }: { escape?: boolean } = {},
 ): string | null {
   // A writer per call: Mustache's shared writer caches every template it has seen.
   const tokens = new Mustache.Writer().parse(template) as Token[];
@@ -46,7 +46,7 @@ export function renderWithin(
         const text = typeof found === "string" ? found : String(found);
         // Escaping never shortens: a raw value past the budget is past it escaped too.
         if (text.length > left) return false;
-        if (!add(kind === "name" && escape ? Mustache.escape(text) : text)) return false;
+        if (!add(kind === "name" && escaping ? Mustache.escape(text) : text)) return false;
       }
       if (kind === "#" && !section(children, context, context.lookup(name))) return false;
       if (kind === "^") {

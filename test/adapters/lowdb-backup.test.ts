@@ -46,8 +46,14 @@ describe("lowdb store: backupInto", () => {
     await store.create<Row>("doomed", "x", { id: "gone", n: 0 });
     let n = 2000;
     let writing = true;
+    // Three writes at a time, a millisecond apart, as requests would come: without a pause,
+    // writes that finish on the loop's own thread (docs/design.md §18) would grow the store
+    // faster than any backup could copy it.
     const writer = (async () => {
-      while (writing) await Promise.all([write(n++), write(n++), write(n++)]);
+      while (writing) {
+        await Promise.all([write(n++), write(n++), write(n++)]);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
     })();
     await new Promise((resolve) => setTimeout(resolve, 20));
     const before = [...acknowledged];

@@ -89,8 +89,20 @@ describe("hosted form page in Chromium: paying", { timeout: 120_000 }, () => {
     const again = decodeURIComponent(new URL(page.url()).pathname.slice(5));
     assert.notEqual(again, left);
     assert.equal(stripe.session(left).status, "expired", "the checkout left is ended");
+    // This time the event is late: the page confirms until it arrives.
+    const webhookUrl = stripeOptions.webhookUrl;
+    stripeOptions.webhookUrl = undefined;
     await page.getByRole("button", { name: "Pay 15.00 EUR" }).click();
     await page.waitForURL((url) => url.searchParams.get("payment") === "paid");
+    await shown(page, "Confirming payment…");
+    const late = stripe.events.at(-1);
+    assert.equal(late?.event.type, "checkout.session.completed");
+    const delivered = await fetch(webhookUrl as string, {
+      method: "POST",
+      body: Buffer.from(late?.body ?? []),
+      headers: late?.headers,
+    });
+    assert.equal(delivered.status, 200);
     await shown(page, "Payment received");
 
     type Paid = { id: string; payment_status?: string; payment_reference?: string };

@@ -14,7 +14,7 @@ import {
   type StripeServerOptions,
   startStripeServer,
 } from "../payments/stripe-server.ts";
-import { browserSession } from "./session.ts";
+import { assertFits, browserSession } from "./session.ts";
 
 describe("hosted form page in Chromium: paying", { timeout: 120_000 }, () => {
   const stripeOptions: StripeServerOptions = {};
@@ -81,6 +81,9 @@ describe("hosted form page in Chromium: paying", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Back" }).click();
     await page.waitForURL((url) => url.searchParams.get("payment") === "cancel");
     await shown(page, "Payment not completed.");
+    // The state and its button fit a phone's width too.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await assertFits(page, 390);
     const back = new URL(page.url());
     const pendingId = back.searchParams.get("submission") as string;
     const token = back.searchParams.get("token") as string;

@@ -39,7 +39,6 @@ export function paymentReturn(form: HTMLFormElement, thanks: HTMLElement, api: s
 
   const show = (text: string, canRetry = false) => {
     thanks.textContent = text;
-    thanks.dataset.payment = text === said.paid ? "paid" : canRetry ? "retry" : "";
     thanks.hidden = false;
     retry.hidden = !canRetry;
   };

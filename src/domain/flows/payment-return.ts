@@ -77,13 +77,12 @@ export async function retryPayment(
   const old = record.payment_reference ?? "";
   const reference = paymentReference(formId, submissionId);
   const checkout = await startAgain(ctx, record, attempt, pageUrl);
-  const next: SubmissionRecord = {
-    ...record,
+  const opened = {
     payment_reference: checkout.checkout,
     payment_expires_at: checkout.expiresAt.toISOString(),
     payment_attempts: attempt,
   };
-  await ctx.store.batch([paymentNoteOp(next)]).catch((error) => {
+  await ctx.store.batch([paymentNoteOp({ ...record, ...opened })]).catch((error) => {
     // The hour's note is there already: the sweep will ask about it.
     if (!(error instanceof StoreConflictError)) throw error;
   });
@@ -94,7 +93,7 @@ export async function retryPayment(
     submissionId,
     (current) =>
       current?.payment_status === "pending" && (current.payment_reference ?? "") === old
-        ? { ...current, ...next, form_fields: current.form_fields }
+        ? { ...current, ...opened }
         : null,
   );
   if (written?.record.payment_reference !== checkout.checkout) {

@@ -19,14 +19,20 @@ const fields = [{ unique_system_name: "name_1", type: "text", label: "Name", req
 describe("payments: back from the checkout", () => {
   for (const [name, open] of storeKinds("memory", "lowdb", "cosmos")) {
     it(`reads the status with the token and opens a new checkout for a pending order (${name})`, async () => {
-      const server = await startStripeServer();
+      const clock = { now: new Date("2026-11-20T10:10:00.000Z") };
+      const server = await startStripeServer({ now: () => clock.now.getTime() });
       after(() => server.close());
       const payments = createStripePayments({
         secretKey: server.secretKey,
         webhookSecret: server.webhookSecret,
         apiUrl: server.url,
+        now: () => clock.now.getTime(),
       });
-      const service = createFormService({ store: serviceQueriesOnly(await open()), payments });
+      const service = createFormService({
+        store: serviceQueriesOnly(await open()),
+        payments,
+        now: () => clock.now,
+      });
       const call = (method: string, path: string, send: Parameters<typeof request>[3] = {}) =>
         request(service, method, path, send);
       const alice = (await service.admin.createAccount({ email: "alice@example.com" })) as TestUser;
@@ -67,7 +73,10 @@ describe("payments: back from the checkout", () => {
       // Another submission's token, or a forged one, reads nothing.
       const b = await order();
       assert.equal((await status(a.id, b.token)).status, 404);
-      assert.equal((await status(a.id, `${a.token.slice(0, -1)}A`)).status, 404);
+      assert.equal(
+        (await status(a.id, `${a.token[0] === "A" ? "B" : "A"}${a.token.slice(1)}`)).status,
+        404,
+      );
       assert.equal((await retry(a.id, b.token)).status, 404);
 
       // Tried again: a new checkout, the old one ended; its `expired` event changes nothing.
@@ -98,6 +107,29 @@ describe("payments: back from the checkout", () => {
         as: alice,
       });
       assert.equal(read.body.form_submission.payment_reference, c.checkout);
+
+      // The sweep asks about a checkout opened again in its own expiry hour, not the first's.
+      const longer = { ...section, expires_after_minutes: 240 };
+      const resaved = await call("POST", sectionPath(formId, "paymentsettings"), {
+        as: alice,
+        body: longer,
+      });
+      assert.equal(resaved.status, 200);
+      const d = await order();
+      const later = (minutes: number) => {
+        clock.now = new Date(clock.now.getTime() + minutes * 60_000);
+      };
+      later(239);
+      const reopened = await retry(d.id, d.token);
+      assert.equal(reopened.status, 200, JSON.stringify(reopened.body));
+      const third = new URL(reopened.body.checkout_url).pathname.slice(5);
+      later(1 + 121);
+      await service.sweepAttachments();
+      assert.equal((await status(d.id, d.token)).body.payment_status, "pending");
+      assert.equal(server.session(third).status, "open");
+      later(240);
+      await service.sweepAttachments();
+      assert.equal((await status(d.id, d.token)).body.payment_status, "expired");
       await service.close();
     });
   }

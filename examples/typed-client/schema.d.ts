@@ -517,6 +517,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/form/{formId}/submission/{submissionId}/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A submission's payment status, for its respondent
+         * @description Read by the hosted page when the checkout sends the respondent back (docs/design.md §26). No account: the return address's token, which the service signs for the submission, is the credential. A wrong token, an unknown submission and one that pays nothing are all 404.
+         */
+        get: operations["getPaymentStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/form/{formId}/submission/{submissionId}/payment/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new checkout for a submission still pending, for its respondent
+         * @description The hosted page's "try again" after a checkout left unpaid (docs/design.md §26): for a `pending` submission, opens a new checkout, ends the last one and answers the new one's address in `checkout_url`. A submission no longer pending answers its status and no address (`paid`: paid meanwhile; `expired`, `failed`: it can no longer be paid). The token is the credential, as for the status.
+         */
+        post: operations["retryPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restricted/form/{formId}/submissionwebhook": {
         parameters: {
             query?: never;
@@ -1785,6 +1825,12 @@ export interface components {
         PaymentEventReceived: {
             /** @constant */
             received: true;
+        };
+        PaymentView: {
+            id: string;
+            /** @enum {string} */
+            payment_status: "pending" | "paid" | "expired" | "failed";
+            checkout_url?: string;
         };
         WebhookList: {
             id: string;
@@ -4998,6 +5044,179 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure415"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    getPaymentStatus: {
+        parameters: {
+            query: {
+                /** @description The token the checkout's return address carries (`…/f/{formId}?submission=…&payment=…&token=…`); it is the credential. */
+                token: string;
+            };
+            header?: never;
+            path: {
+                formId: string;
+                submissionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submission's `payment_status`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentView"];
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description No such record, or one the caller may not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure404"];
+                };
+            };
+            /** @description Over a rate limit; `Retry-After` says when to come back. */
+            429: {
+                headers: {
+                    /** @description Seconds until the allowance is back. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure429"];
+                };
+            };
+            /** @description An unexpected fault of the service, logged on its side; the answer holds no detail. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure500"];
+                };
+            };
+            /** @description The service is stopping, or its store is unreachable; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure503"];
+                };
+            };
+        };
+    };
+    retryPayment: {
+        parameters: {
+            query: {
+                /** @description The token the checkout's return address carries (`…/f/{formId}?submission=…&payment=…&token=…`); it is the credential. */
+                token: string;
+            };
+            header?: never;
+            path: {
+                formId: string;
+                submissionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submission's `payment_status`, and `checkout_url` when a checkout was opened. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentView"];
+                };
+            };
+            /** @description Malformed JSON, failed validation or bad query values; `issues` says where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure400"];
+                };
+            };
+            /** @description Credentials are missing, unknown or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure401"];
+                };
+            };
+            /** @description No such record, or one the caller may not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure404"];
+                };
+            };
+            /** @description A duplicate, or the record changed under this request; try again. `idempotency_conflict`: the Idempotency-Key was used with another body, or its first request still runs. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure409"];
                 };
             };
             /** @description Over a rate limit; `Retry-After` says when to come back. */

@@ -1,7 +1,9 @@
+import { createHmac } from "node:crypto";
 import Stripe from "stripe";
 import { stripeEvent } from "../payments/stripe-events.ts";
 import { datalist, form, manager, reporter, resultIds } from "./case-paths.ts";
 import { matrixStripe, respondentEmail, submissionInput } from "./matrix-fixture.ts";
+import { tokenSecret } from "./matrix-principals.ts";
 import type { RouteCase } from "./matrix-routes.ts";
 
 /** Datalists, submissions and attachments, with who may use them (docs/design.md §3). */
@@ -75,6 +77,28 @@ export const recordCases: RouteCase[] = [
     access: { kind: "foreign", status: 404, public: true },
     request: () => ({ path: "/api/payments/mollie/events", ...paymentEvent(false) }),
   },
+  // A respondent back from a checkout: the return token is the credential (docs/design.md
+  // §26). The matrix's submission pays nothing, so even its own token reads nothing.
+  ...["GET", "POST"].flatMap((method): RouteCase[] => {
+    const suffix = method === "GET" ? "" : "/checkout";
+    const route = `${method} /api/form/:formId/submission/:submissionId/payment${suffix}`;
+    const path = (fx: Parameters<RouteCase["request"]>[0], token: string) =>
+      `/api/form/${fx.ids.formId}/submission/${fx.ids.submissionId}/payment${suffix}?token=${token}`;
+    return [
+      {
+        route,
+        name: "payment return, a forged token",
+        access: { kind: "foreign", status: 404, public: true },
+        request: (fx) => ({ path: path(fx, "A".repeat(43)) }),
+      },
+      {
+        route,
+        name: "payment return, a submission that pays nothing",
+        access: { kind: "foreign", status: 404, public: true },
+        request: (fx) => ({ path: path(fx, returnToken(fx.ids.formId, fx.ids.submissionId)) }),
+      },
+    ];
+  }),
   // Submissions and attachments: S1–S7.
   {
     route: "POST /api/form/:formId/submission",
@@ -194,4 +218,10 @@ function paymentEvent(forged: boolean) {
   const secret = forged ? "whsec_forged" : matrixStripe.webhookSecret;
   const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret });
   return { body, headers: { "content-type": "application/json", "stripe-signature": signature } };
+}
+
+/** The return token the service signs for a submission (docs/design.md §26). */
+function returnToken(formId: string, submissionId: string): string {
+  const key = createHmac("sha256", tokenSecret).update("formwork payment return").digest();
+  return createHmac("sha256", key).update(`${formId}.${submissionId}`).digest("base64url");
 }

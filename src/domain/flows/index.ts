@@ -18,6 +18,7 @@ export {
 } from "./form-rendering.ts";
 export { createSubmissionOnce, updateSubmissionOnce } from "./idempotent-posts.ts";
 export { receivePaymentEvent } from "./payment-events.ts";
+export { readPaymentStatus, retryPayment } from "./payment-return.ts";
 export { sweepPayments } from "./payment-sweep.ts";
 export { eraseRespondent, erasureLeaseMs, resumeErasures } from "./respondent-erasure.ts";
 export { exportRespondent } from "./respondent-export.ts";

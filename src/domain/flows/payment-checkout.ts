@@ -3,6 +3,7 @@
  * `pending`, with the submission as its reference and a key derived from it, so that a retry
  * of the call never opens a second one; then recorded on the submission.
  */
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { ServiceError, ValidationError } from "../../kernel/errors.ts";
 import { type Checkout, PaymentRefusedError } from "../../ports/payments.ts";
 import { updateRecord } from "../../ports/update-record.ts";
@@ -14,13 +15,55 @@ import { settlePayment } from "./payment-settle.ts";
 
 /**
  * Where the provider sends the respondent back to: the form's hosted page, told which
- * submission and how its checkout ended (`paid` or `cancel`).
+ * submission, how its checkout ended (`paid` or `cancel`) and the submission's token
+ * (`paymentToken`), which lets the page read its status and open a new checkout.
  */
-export function returnUrlOf(pageUrl: string, submissionId: string, outcome: "paid" | "cancel") {
+export function returnUrlOf(
+  ctx: Context,
+  pageUrl: string,
+  formId: string,
+  submissionId: string,
+  outcome: "paid" | "cancel",
+) {
   const url = new URL(pageUrl);
   url.searchParams.set("submission", submissionId);
   url.searchParams.set("payment", outcome);
+  url.searchParams.set("token", paymentToken(ctx, formId, submissionId));
   return url.href;
+}
+
+const keys = new WeakMap<Context, Buffer>();
+
+/** The key of the return tokens, derived from `partners.tokenSecret` as the page's mark is. */
+function keyOf(ctx: Context): Buffer {
+  let key = keys.get(ctx);
+  if (!key) {
+    key = createHmac("sha256", ctx.partners.tokenKey).update("formwork payment return").digest();
+    keys.set(ctx, key);
+  }
+  return key;
+}
+
+/** The token of a submission's return address: an HMAC of its form and id, base64url. */
+export function paymentToken(ctx: Context, formId: string, submissionId: string): string {
+  return createHmac("sha256", keyOf(ctx))
+    .update(paymentReference(formId, submissionId))
+    .digest("base64url");
+}
+
+/**
+ * Whether `token` is the submission's, compared in constant time as written (so that only
+ * the one spelling of the HMAC passes: base64url's last letter has spare bits).
+ */
+export function tokenHolds(
+  ctx: Context,
+  formId: string,
+  submissionId: string,
+  token: string,
+): boolean {
+  const given = Buffer.from(token);
+  const expected = Buffer.from(paymentToken(ctx, formId, submissionId));
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** The idempotency key of a submission's first checkout: the same on every retry of S2's call. */
@@ -55,8 +98,8 @@ export async function openCheckout(
       description: due.description,
       reference,
       idempotencyKey: firstCheckoutKey(id),
-      successUrl: returnUrlOf(pageUrl, id, "paid"),
-      cancelUrl: returnUrlOf(pageUrl, id, "cancel"),
+      successUrl: returnUrlOf(ctx, pageUrl, formId, id, "paid"),
+      cancelUrl: returnUrlOf(ctx, pageUrl, formId, id, "cancel"),
       expiresAt: due.expiresAt,
       ...(due.email ? { email: due.email } : {}),
     });

@@ -39,7 +39,7 @@ export async function sweepPayments(ctx: Context): Promise<number> {
   let settled = 0;
   while (bucket <= end) {
     const notes = await queryAll<PaymentNote>(ctx.store, collections.paymentNotes, bucket);
-    for (const note of notes) settled += await sweepNote(ctx, note);
+    for (const note of notes) settled += await sweepNote(ctx, note, bucket);
     await ctx.store.deletePartition(collections.paymentNotes, bucket);
     bucket = hourOf(new Date(Date.parse(`${bucket}:00:00Z`) + hour).toISOString());
     await saveSweepCursor(ctx.store, sweepName, bucket);
@@ -47,8 +47,12 @@ export async function sweepPayments(ctx: Context): Promise<number> {
   return settled;
 }
 
-/** Settles one noted submission if it is still pending. @returns 1 when it changed. */
-async function sweepNote(ctx: Context, note: PaymentNote): Promise<number> {
+/**
+ * Settles one noted submission if it is still pending, unless its checkout now expires in a
+ * later hour: a new checkout the page opened (payment-return.ts), whose note is in its hour.
+ * @returns 1 when it changed.
+ */
+async function sweepNote(ctx: Context, note: PaymentNote, bucket: string): Promise<number> {
   const { form_id: formId, submission_id: submissionId } = note;
   const stored = await ctx.store.get<SubmissionRecord>(
     collections.submissions,
@@ -57,6 +61,8 @@ async function sweepNote(ctx: Context, note: PaymentNote): Promise<number> {
   );
   const record = stored?.record;
   if (record?.payment_status !== "pending") return 0;
+  const expires = record.payment_expires_at ?? "";
+  if ((record.payment_attempts ?? 1) > 1 && hourOf(expires) > bucket) return 0;
   const reference = paymentReference(formId, submissionId);
   const checkout = record.payment_reference ?? "";
   const amount = record.payment_amount ?? 0;

@@ -154,7 +154,7 @@ export async function postOps(
     const running = actions.attempt || due ? ctx.actions.attemptMs + runningMarginMs : undefined;
     if (running !== undefined) post.written.runningKeyAt = ops.length;
     const answer = due
-      ? checkoutAnswer(id, returnUrlOf(post.pageUrl ?? "", id, "cancel"))
+      ? checkoutAnswer(id, returnUrlOf(ctx, post.pageUrl ?? "", formId, id, "cancel"))
       : postedAnswer(snapshot, id, noFailedActions);
     ops.push(...keyOps(ctx, post.idempotency, answer, running));
   }

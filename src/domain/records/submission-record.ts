@@ -63,6 +63,8 @@ export interface SubmissionRecord extends Timestamps {
   payment_also_paid?: string[];
   /** Bookkeeping, never shown: when its checkout stops taking payment. */
   payment_expires_at?: string;
+  /** Bookkeeping, never shown: how many checkouts it has opened (absent: one). */
+  payment_attempts?: number;
   /**
    * Bookkeeping, never shown: its payment expired or failed and the counts it took (its
    * slot, inventory and monthly quota) were given back, so S7 gives back none of them.
@@ -126,6 +128,7 @@ export function publicSubmission(record: SubmissionRecord) {
     respondent_keys: _k,
     payment_expires_at: _e,
     payment_released: _r,
+    payment_attempts: _n,
     ...view
   } = record;
   return view;

@@ -14,6 +14,7 @@
  * A form of several pages is filled in as steps (steps.ts): Enter and Next move on once the
  * step's fields pass the page's checks, and Submit posts on the last. In another site's
  * frame, it tells the framing page its height and each submission's id (embedding.ts).
+ * Back from a paying form's checkout, it shows the payment's state (payment-return.ts).
  */
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/web/sha";
@@ -21,6 +22,7 @@ import { embedding } from "./embedding.ts";
 import { fieldErrors } from "./field-errors.ts";
 import { applyRules, currentValue, type PageRules } from "./live-rules.ts";
 import { say, sayCount, words } from "./page-words.ts";
+import { paymentReturn } from "./payment-return.ts";
 import { formSteps, type Steps } from "./steps.ts";
 
 interface Answer {
@@ -61,6 +63,8 @@ function start(form: HTMLFormElement): void {
   const errors = fieldErrors(form, (field) => steps?.reveal(field));
   const setError = errors.set;
   const embedded = embedding(form);
+  // Back from a paying form's checkout: the page shows the payment, not the form.
+  if (paymentReturn(form, thanks, api)) return;
 
   /** The headers of S2 and S3 for the form's bot protections. */
   async function botHeaders(post: boolean): Promise<Record<string, string>> {

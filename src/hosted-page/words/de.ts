@@ -56,6 +56,18 @@ export const de: PageWords = {
     },
     fileTooLarge: "{file} ist größer als erlaubt.",
     fileNotUploaded: "Eine Datei wurde nicht hochgeladen. Bitte wählen Sie sie erneut aus.",
+    payment: {
+      paid: "Zahlung erhalten. Vielen Dank!",
+      confirming: "Zahlung wird bestätigt…",
+      unconfirmed:
+        "Ihre Zahlung ist noch nicht bestätigt. Laden Sie diese Seite gleich neu, um erneut nachzusehen.",
+      notCompleted: "Zahlung nicht abgeschlossen.",
+      tryAgain: "Erneut versuchen",
+      closed:
+        "Diese Bestellung kann nicht mehr bezahlt werden. Bitte füllen Sie das Formular erneut aus.",
+      unreached:
+        "Die Zahlung konnte gerade nicht geprüft werden. Versuchen Sie es gleich noch einmal.",
+    },
     problems: {
       required: "{label}: Bitte füllen Sie dieses Feld aus.",
       too_long: {

@@ -49,6 +49,16 @@ export const en: PageWords = {
     tooManyChosen: { one: "Choose at most {count} file.", other: "Choose at most {count} files." },
     fileTooLarge: "{file} is larger than allowed.",
     fileNotUploaded: "A file did not upload; choose it again.",
+    payment: {
+      paid: "Payment received. Thank you!",
+      confirming: "Confirming payment…",
+      unconfirmed:
+        "Your payment is not confirmed yet. Reload this page in a moment to check again.",
+      notCompleted: "Payment not completed.",
+      tryAgain: "Try again",
+      closed: "This order can no longer be paid. Please fill in the form again.",
+      unreached: "The payment could not be checked just now. Try again in a moment.",
+    },
     problems: {
       required: "{label} is required",
       too_long: {

@@ -55,6 +55,17 @@ export const es: PageWords = {
     },
     fileTooLarge: "{file} supera el tamaño permitido.",
     fileNotUploaded: "Un archivo no se ha cargado. Selecciónelo de nuevo.",
+    payment: {
+      paid: "Pago recibido. ¡Gracias!",
+      confirming: "Confirmando el pago…",
+      unconfirmed:
+        "Su pago aún no está confirmado. Vuelva a cargar esta página en un momento para comprobarlo.",
+      notCompleted: "Pago no completado.",
+      tryAgain: "Intentar de nuevo",
+      closed: "Este pedido ya no se puede pagar. Vuelva a rellenar el formulario.",
+      unreached:
+        "No se ha podido comprobar el pago en este momento. Inténtelo de nuevo en un momento.",
+    },
     problems: {
       required: "{label}: este campo es obligatorio.",
       too_long: {

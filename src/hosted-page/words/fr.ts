@@ -58,6 +58,16 @@ export const fr: PageWords = {
     },
     fileTooLarge: "{file} dépasse la taille autorisée.",
     fileNotUploaded: "Un fichier n’a pas pu être envoyé. Veuillez le choisir de nouveau.",
+    payment: {
+      paid: "Paiement reçu. Merci\u00a0!",
+      confirming: "Confirmation du paiement…",
+      unconfirmed:
+        "Votre paiement n’est pas encore confirmé. Rechargez cette page dans un instant pour vérifier.",
+      notCompleted: "Paiement non effectué.",
+      tryAgain: "Réessayer",
+      closed: "Cette commande ne peut plus être payée. Veuillez remplir de nouveau le formulaire.",
+      unreached: "Le paiement n’a pas pu être vérifié pour l’instant. Réessayez dans un instant.",
+    },
     problems: {
       required: "{label}\u00a0: ce champ est obligatoire.",
       too_long: {

@@ -57,7 +57,27 @@ export interface ScriptWords {
   fileTooLarge: string;
   /** A file field one of whose uploads failed, on submit. */
   fileNotUploaded: string;
+  /** Back from a checkout, the payment's states (docs/design.md §26). */
+  payment: PaymentWords;
   problems: ProblemWords;
+}
+
+/** What the page says when a checkout sends the respondent back. */
+export interface PaymentWords {
+  /** Paid: the submission's status says so. */
+  paid: string;
+  /** Back from paying, the provider's word not in yet. */
+  confirming: string;
+  /** Still not confirmed after the page stopped asking. */
+  unconfirmed: string;
+  /** Back unpaid, or the payment did not go through. */
+  notCompleted: string;
+  /** The button that opens a new checkout. */
+  tryAgain: string;
+  /** Expired or failed: it can no longer be paid. */
+  closed: string;
+  /** The status could not be read, or the new checkout not opened. */
+  unreached: string;
 }
 
 /** All the words of the page in one language. */

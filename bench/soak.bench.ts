@@ -11,11 +11,11 @@
  * Run: `node --conditions=formwork-source --import tsx bench/soak.bench.ts` after
  * `npm run build:server`; `BENCH_SOAK_SECONDS` shortens it (default 600).
  */
-import { fork } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uploadFile } from "./multipart-upload.ts";
+import { startReceiver, webhookSecret } from "./receiver-process.ts";
 import { residentMiB } from "./resident-memory.ts";
 import { adminSecret, formBody, postJson } from "./seeded-form.ts";
 import { freePort, type StandaloneServer, startServer, stopServer } from "./standalone-process.ts";
@@ -26,23 +26,6 @@ const S2_PER_TICK = 20;
 const S3_PER_TICK = 2;
 const UPLOAD_BYTES = 16 * 1024;
 const FLAT = 0.1;
-const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
-/** The receiver process and a way to ask it how many requests it got. */
-async function startReceiver() {
-  const child = fork(new URL("./loopback-receiver.ts", import.meta.url).pathname, {
-    execArgv: ["--import", "tsx"],
-  });
-  const url = await new Promise<string>((resolve) =>
-    child.once("message", (m: { url: string }) => resolve(m.url)),
-  );
-  const received = () =>
-    new Promise<number>((resolve) => {
-      child.once("message", (m: { received: number }) => resolve(m.received));
-      child.send({});
-    });
-  return { url, received, stop: () => child.kill() };
-}
 
 /** An account and the bench form with a webhook to `hookUrl`. */
 async function setUp(server: StandaloneServer, hookUrl: string) {
@@ -54,7 +37,7 @@ async function setUp(server: StandaloneServer, hookUrl: string) {
   );
   const tokens = { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) };
   const formId = String((await postJson(server.base, "/api/restricted/form", formBody, tokens)).id);
-  const hook = { webhook_name: "soak", webhook_url: hookUrl, webhook_shared_secret: secret };
+  const hook = { webhook_name: "soak", webhook_url: hookUrl, webhook_shared_secret: webhookSecret };
   await postJson(server.base, `/api/restricted/form/${formId}/submissionwebhook`, hook, tokens);
   return { formId, tokens };
 }
@@ -132,7 +115,7 @@ try {
     median(measured.slice(q * quarter, (q + 1) * quarter).map((s) => s.mib)),
   );
   const spread = Math.max(...quarters) / Math.min(...quarters) - 1;
-  const delivered = await receiver.received();
+  const delivered = await receiver.ask({});
   console.log(
     `${SECONDS} s: ${sent.s2} S2s (${sent.s3} claiming an S3 upload), ${sent.s5} S5 pages, ${delivered} webhook deliveries received; RSS idle ${idle.toFixed(1)} MiB, highest ${Math.max(...samples.map((s) => s.mib)).toFixed(1)} MiB`,
   );

@@ -10,7 +10,6 @@
  * on the receiver.
  * Run: `node --conditions=formwork-source --import tsx bench/webhook-throughput.bench.ts`.
  */
-import { fork } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,6 +18,7 @@ import { performance } from "node:perf_hooks";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
 import { createFormService, createHttpWebhookSender, type FormService } from "../src/index.ts";
 import { attemptDelivery } from "../src/webhooks/http-attempt.ts";
+import { type Receiver, startReceiver, webhookSecret } from "./receiver-process.ts";
 import { formBody, postJson } from "./seeded-form.ts";
 
 const DELIVERIES = 3000;
@@ -27,24 +27,6 @@ const CONCURRENCY = 64;
 const GOAL = 1000;
 const SLOW_MS = 500;
 const LATENCY_POSTS = 300;
-const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
-/** The receiver process and a way to ask it how many requests it got. */
-async function startReceiver() {
-  const child = fork(new URL("./loopback-receiver.ts", import.meta.url).pathname, {
-    execArgv: ["--import", "tsx"],
-  });
-  const url = await new Promise<string>((resolve) =>
-    child.once("message", (m: { url: string }) => resolve(m.url)),
-  );
-  const ask = (message: object) =>
-    new Promise<number>((resolve) => {
-      child.once("message", (m: { received: number }) => resolve(m.received));
-      child.send(message);
-    });
-  return { url, ask, stop: () => child.kill() };
-}
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 async function until(receiver: Receiver, count: number) {
   while ((await receiver.ask({})) < count) await new Promise((r) => setTimeout(r, 5));
@@ -76,7 +58,7 @@ async function formWithHook(s: FormService, url: string) {
   );
   const as = { TokenId: String(account.token_id), TokenSecret: String(account.token_secret) };
   const formId = String((await call(s, "/api/restricted/form", formBody, as)).id);
-  const hook = { webhook_name: "r", webhook_url: url, webhook_shared_secret: secret };
+  const hook = { webhook_name: "r", webhook_url: url, webhook_shared_secret: webhookSecret };
   await call(s, `/api/restricted/form/${formId}/submissionwebhook`, hook, as);
   const body = { form_fields: [{ unique_system_name: "name_1", submitted_value: "Ada" }] };
   return () => call(s, `/api/form/${formId}/submission`, body);
@@ -113,7 +95,13 @@ async function directRate(receiver: Receiver) {
   const started = performance.now();
   const lane = async () => {
     while (next++ < DELIVERIES) {
-      const message = { url: receiver.url, id: `msg_${next}`, payload, secret, headers: {} };
+      const message = {
+        url: receiver.url,
+        id: `msg_${next}`,
+        payload,
+        secret: webhookSecret,
+        headers: {},
+      };
       await attemptDelivery(message, { timeoutMs: 10_000, allowPrivate: true, signal });
     }
   };

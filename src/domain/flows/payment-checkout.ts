@@ -106,20 +106,28 @@ export async function openCheckout(
   } catch (error) {
     const { amount, currency } = due;
     await settlePayment(ctx, { checkout: "", reference, status: "failed", amount, currency });
-    if (error instanceof PaymentRefusedError) {
-      throw new ValidationError("The payment provider refuses this payment", [
-        { path: "", message: error.message },
-      ]);
-    }
-    throw new ServiceError(
-      "service_unavailable",
-      "The payment provider could not be reached; nothing was taken. Try again shortly",
-      [],
-      { cause: error },
-    );
+    throw checkoutFailure(error);
   }
   await recordCheckout(ctx, formId, id, checkout);
   return checkout;
+}
+
+/**
+ * What a caller is told when the provider did not open a checkout: 400 when it refuses the
+ * payment for good (an amount under its minimum, a currency it does not take), else 503.
+ */
+export function checkoutFailure(error: unknown): ServiceError {
+  if (error instanceof PaymentRefusedError) {
+    return new ValidationError("The payment provider refuses this payment", [
+      { path: "", message: error.message },
+    ]);
+  }
+  return new ServiceError(
+    "service_unavailable",
+    "The payment provider could not be reached; nothing was taken. Try again shortly",
+    [],
+    { cause: error },
+  );
 }
 
 /** Writes the checkout's id on the submission, unless an event recorded one first. */

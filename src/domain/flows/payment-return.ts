@@ -4,8 +4,8 @@
  * reads an account: the return address carries a token the service signs for the submission,
  * which is the credential.
  */
-import { NotFoundError, ServiceError, ValidationError } from "../../kernel/errors.ts";
-import { type Checkout, PaymentRefusedError, type PaymentStatus } from "../../ports/payments.ts";
+import { NotFoundError } from "../../kernel/errors.ts";
+import type { Checkout, PaymentStatus } from "../../ports/payments.ts";
 import { StoreConflictError } from "../../ports/store.ts";
 import { updateRecord } from "../../ports/update-record.ts";
 import type { Context } from "../context.ts";
@@ -13,7 +13,7 @@ import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshot
 import { collections } from "../records/collections.ts";
 import type { SubmissionRecord } from "../records/submission-record.ts";
 import { paymentOf } from "../settings/sections/payment.ts";
-import { firstCheckoutKey, returnUrlOf, tokenHolds } from "./payment-checkout.ts";
+import { checkoutFailure, firstCheckoutKey, returnUrlOf, tokenHolds } from "./payment-checkout.ts";
 import { paymentDueOf, paymentNoteOp, paymentReference } from "./payment-due.ts";
 import { settlePayment } from "./payment-settle.ts";
 
@@ -142,16 +142,6 @@ async function startAgain(
       ...(due?.email ? { email: due.email } : {}),
     });
   } catch (error) {
-    if (error instanceof PaymentRefusedError) {
-      throw new ValidationError("The payment provider refuses this payment", [
-        { path: "", message: error.message },
-      ]);
-    }
-    throw new ServiceError(
-      "service_unavailable",
-      "The payment provider could not be reached; nothing was taken. Try again shortly",
-      [],
-      { cause: error },
-    );
+    throw checkoutFailure(error);
   }
 }

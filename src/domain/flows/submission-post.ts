@@ -153,9 +153,12 @@ export async function postOps(
     // die meanwhile, the key answers the hosted page, which offers a new checkout.
     const running = actions.attempt || due ? ctx.actions.attemptMs + runningMarginMs : undefined;
     if (running !== undefined) post.written.runningKeyAt = ops.length;
-    const answer = due
-      ? checkoutAnswer(id, returnUrlOf(ctx, post.pageUrl ?? "", formId, id, "cancel"))
-      : postedAnswer(snapshot, id, noFailedActions);
+    const answer = postedAnswer(
+      snapshot,
+      id,
+      noFailedActions,
+      due ? checkoutThanks(returnUrlOf(ctx, post.pageUrl ?? "", formId, id, "cancel")) : undefined,
+    );
     ops.push(...keyOps(ctx, post.idempotency, answer, running));
   }
   return ops;
@@ -234,7 +237,12 @@ export async function createSubmission(
   if (!post.draft && snapshot.webhooks.length > 0) ctx.nudgeWebhooks();
   const flags = actions.attempt ? await actions.attempt() : noFailedActions;
   const answer = due
-    ? checkoutAnswer(post.id, (await openCheckout(ctx, submission, due, pageUrl ?? "")).url)
+    ? postedAnswer(
+        snapshot,
+        post.id,
+        flags,
+        checkoutThanks((await openCheckout(ctx, submission, due, pageUrl ?? "")).url),
+      )
     : postedAnswer(snapshot, post.id, flags);
   const key = runningKeyAt === undefined ? undefined : results?.[runningKeyAt];
   if (idempotency && key)
@@ -243,30 +251,33 @@ export async function createSubmission(
 }
 
 /**
- * S2's answer on a paying form: the interface's shape, its thanks behaviour a redirect to
- * the checkout (docs/design.md §26).
+ * S2's thanks behaviour on a paying form: a redirect to the checkout, in the interface's
+ * shape (docs/design.md §26).
  */
-function checkoutAnswer(id: string, url: string) {
+function checkoutThanks(url: string): Thanks {
   return {
-    id,
-    message: "Submission posted successfully",
-    thanks_behaviour: "url_redirect" as const,
+    thanks_behaviour: "url_redirect",
     // A provider's checkout page refuses to be framed: an embedded form leaves for it.
     thanks_behaviour_redirect_parent_page: true,
     thanks_behaviour_redirect_url: url,
     thanks_behaviour_redirect_url_params: [],
-    cloud_database_post_expected_but_failed: false,
-    email_address_post_expected_but_failed: false,
-    actionSuccessful: true,
   };
 }
 
+/** The thanks behaviour S2 answers: the form's own, or a checkout's. */
+type Thanks = ReturnType<typeof thanksPageOf>;
+
 /** S2's answer: a post screened out as a bot's gets the same, with its unused id. */
-function postedAnswer(snapshot: FormSnapshot, id: string, flags: Readonly<ActionFlags>) {
+function postedAnswer(
+  snapshot: FormSnapshot,
+  id: string,
+  flags: Readonly<ActionFlags>,
+  thanks: Thanks = thanksPageOf(snapshot.form),
+) {
   return {
     id,
     message: "Submission posted successfully",
-    ...thanksPageOf(snapshot.form),
+    ...thanks,
     cloud_database_post_expected_but_failed: flags.cloud_database_post_expected_but_failed,
     email_address_post_expected_but_failed: flags.email_address_post_expected_but_failed,
     actionSuccessful: true,

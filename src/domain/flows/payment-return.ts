@@ -12,7 +12,7 @@ import type { Context } from "../context.ts";
 import { formSnapshot, readFormCounter, versionOf } from "../forms/form-snapshots.ts";
 import { collections } from "../records/collections.ts";
 import type { SubmissionRecord } from "../records/submission-record.ts";
-import { paymentOf } from "../settings/sections/payment.ts";
+import { paymentOf, paymentWindowMinutes } from "../settings/sections/payment.ts";
 import { checkoutFailure, firstCheckoutKey, returnUrlOf, tokenHolds } from "./payment-checkout.ts";
 import { paymentDueOf, paymentNoteOp, paymentReference } from "./payment-due.ts";
 import { settlePayment } from "./payment-settle.ts";
@@ -128,7 +128,7 @@ async function startAgain(
   } catch {
     // The form's amount field changed meanwhile: the stored amount is still what is owed.
   }
-  const minutes = paymentOf(form)?.expiresAfterMinutes ?? 30;
+  const minutes = paymentOf(form)?.expiresAfterMinutes ?? paymentWindowMinutes.default;
   try {
     return await (ctx.payments as NonNullable<Context["payments"]>).startCheckout({
       amount: record.payment_amount ?? 0,

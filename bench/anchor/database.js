@@ -1,8 +1,9 @@
 /**
  * The anchor's database (docs/design.md §22): what a developer would build instead of
  * Formwork, on better-sqlite3 in WAL mode. Accounts with hashed API keys, forms with their
- * owner and definition, collaborators' roles, a counter per form, and submissions kept as
- * their JSON with an index over form, time and id for S5's pages.
+ * owner and definition, collaborators' roles, a counter per form, submissions kept as
+ * their JSON with an index over form, time and id for S5's pages, and the audit trail of
+ * who read which submissions (an entry per page, as Formwork keeps it, docs/design.md §25).
  */
 import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
@@ -21,6 +22,9 @@ const schema = `
   CREATE TABLE IF NOT EXISTS submissions (
     id TEXT PRIMARY KEY, form_id TEXT NOT NULL, created_ms INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS submissions_by_time ON submissions (form_id, created_ms, id);
+  CREATE TABLE IF NOT EXISTS audit_entries (
+    id TEXT PRIMARY KEY, form_id TEXT NOT NULL, entry TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS audit_entries_by_form ON audit_entries (form_id, id);
 `;
 
 /**

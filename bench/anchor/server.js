@@ -7,7 +7,9 @@
  *   transaction;
  * - S5 does the reads Formwork's authentication and authorization do (the API key, its
  *   account, the form, the caller's roles unless the owner), then reads a page of 100 in a
- *   date window on the index over form, time and id.
+ *   date window on the index over form, time and id, and records the read in the audit
+ *   trail: one entry naming the page's submissions, as Formwork's S5 writes (an account of
+ *   who read whose personal data is what a form backend owes its respondents).
  * Env: `ANCHOR_DB` (the database file), `ANCHOR_SYNCHRONOUS` (`NORMAL` or `FULL`), `PORT`.
  * Prints `anchor listening on http://…` when ready; stops on SIGTERM.
  */
@@ -25,12 +27,34 @@ const statements = {
   roles: db.prepare("SELECT roles FROM form_users WHERE form_id = ? AND account_id = ?"),
   raise: db.prepare("UPDATE form_counters SET submissions = submissions + 1 WHERE form_id = ?"),
   insert: db.prepare("INSERT INTO submissions (id, form_id, created_ms, body) VALUES (?, ?, ?, ?)"),
+  audit: db.prepare("INSERT INTO audit_entries (id, form_id, entry) VALUES (?, ?, ?)"),
   page: db.prepare(
     `SELECT id, created_ms, body FROM submissions
      WHERE form_id = ? AND created_ms BETWEEN ? AND ? AND (created_ms, id) > (?, ?)
      ORDER BY created_ms, id LIMIT ?`,
   ),
 };
+/** Audit entries are kept 400 days, Formwork's default (`AUDIT_RETENTION_DAYS`). */
+const auditRetentionMs = 400 * 24 * 60 * 60 * 1000;
+
+/** Appends the audit entry of `caller` listing `ids` of `formId`, shaped as Formwork's. */
+function auditListing(request, caller, formId, ids) {
+  const now = Date.now();
+  const entry = {
+    id: v7({ msecs: now }),
+    at: new Date(now).toISOString(),
+    actor: caller.id,
+    action: "submissions_listed",
+    form_id: formId,
+    target_ids: ids,
+    client_address: request.ip,
+    request_id: request.id,
+    expires_at: new Date(now + auditRetentionMs).toISOString(),
+    count: ids.length,
+  };
+  statements.audit.run(entry.id, formId, JSON.stringify(entry));
+}
+
 const allRoles = [
   "has_account_management",
   "has_reporting_full",
@@ -168,6 +192,12 @@ app.get(
     );
     const page = rows.slice(0, batchSize);
     const last = page.at(-1);
+    auditListing(
+      request,
+      caller,
+      form.id,
+      page.map((row) => row.id),
+    );
     return {
       results: page.map((row) => JSON.parse(row.body)),
       attachments: [],

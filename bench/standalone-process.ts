@@ -5,8 +5,10 @@
  * whose memory would be measured instead.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { join } from "node:path";
 
 /** The project folder. */
 export const root = new URL("../", import.meta.url).pathname;
@@ -35,31 +37,49 @@ export const compiledServer = "build/standalone/server.js";
 
 /**
  * The Node arguments that run `script` with the flags of `npm start` (package.json): the
- * compiled server as it is, any other script (a bench's own server) through tsx.
+ * compiled server as it is, any other script (a bench's own server) through tsx. The
+ * anchor (`bench/anchor/`) is what a developer would run instead of Formwork, so it runs as
+ * `node server.js`, with no flag of ours (only `BENCH_START_FLAGS`).
  */
-export function serverArgs(script = compiledServer): string[] {
+export function serverArgs(script = compiledServer, extraFlags: string[] = []): string[] {
   // The same flags, so that what is measured is what runs.
-  if (script.endsWith(".js")) return [...startFlags, script];
-  return [...startFlags, "--conditions=formwork-source", "--import", "tsx", script];
+  const ours = script.startsWith("bench/anchor/") ? [] : npmStartFlags;
+  const flags = [...ours, ...benchFlags, ...extraFlags];
+  if (script.endsWith(".js")) return [...flags, script];
+  return [...flags, "--conditions=formwork-source", "--import", "tsx", script];
 }
 
 /**
- * The Node flags of `npm start` (none); `BENCH_START_FLAGS` (space-separated) adds some, to
- * measure a flag before adopting it, e.g. `BENCH_START_FLAGS=--max-semi-space-size=1`.
+ * The Node flags of `npm start`: those its script in package.json gives `node` before the
+ * server's file (docs/design.md §22).
  */
-const startFlags = (process.env.BENCH_START_FLAGS ?? "").split(" ").filter(Boolean);
+export const npmStartFlags: string[] = (() => {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf("node") + 1).filter((word) => word.startsWith("--"));
+})();
+
+/**
+ * Flags added to every server's, to measure a flag before adopting it: `BENCH_START_FLAGS`
+ * (space-separated), e.g. `BENCH_START_FLAGS=--max-semi-space-size=1`.
+ */
+const benchFlags = (process.env.BENCH_START_FLAGS ?? "").split(" ").filter(Boolean);
 
 /**
  * Starts `script` with `env` added and waits for its `listening on` line; with `cpus` (a
  * `taskset` list such as `"0"`), pinned to those cores from its first instruction (taskset
- * runs Node in its own process, so the pid is still the server's).
+ * runs Node in its own process, so the pid is still the server's). `extraFlags` are Node
+ * flags added to those of {@link serverArgs}.
  */
 export async function startServer(
   env: Record<string, string>,
   script = compiledServer,
   cpus?: string,
+  extraFlags: string[] = [],
 ): Promise<StandaloneServer> {
-  const node = [process.execPath, ...serverArgs(script)];
+  const node = [process.execPath, ...serverArgs(script, extraFlags)];
   const [command, ...args] = cpus ? ["taskset", "-c", cpus, ...node] : node;
   const child = spawn(command as string, args, {
     cwd: root,

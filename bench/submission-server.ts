@@ -11,6 +11,9 @@
  * `BENCH_BUSY_US=n` makes the bare handler spend n µs of CPU on each request, as a form
  * service's own work would: a diagnostic of how much work a ratio to the bare handler leaves
  * room for (request-path.bench.ts).
+ * Its heap grows as the standalone server's does (`HEAP_GROWING_PERCENT`, default 50), and
+ * `startServer` gives it `npm start`'s Node flags, so that what it holds in memory is what
+ * `npm start` would (docs/design.md §22).
  * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
  */
 import { serve } from "@hono/node-server";
@@ -18,7 +21,11 @@ import { Router } from "itty-router";
 import { v7 } from "uuid";
 import { createLowdbStore } from "../adapters/lowdb/index.ts";
 import { createMemoryStore } from "../adapters/memory/index.ts";
+import { readConfig } from "../examples/standalone/config.ts";
+import { limitHeapGrowth } from "../examples/standalone/heap-growth.ts";
 import { createFormService } from "../src/index.ts";
+
+limitHeapGrowth(readConfig(process.env).heapGrowingPercent);
 
 type Handler = (request: Request, clientAddress: string | undefined) => Promise<Response>;
 

@@ -13,7 +13,10 @@
  *   and beside it the server's CPU per page, which a loaded machine disturbs less;
  * - the server's CPU per S2 over a fixed count, and its resident memory after that count
  *   from a fresh store: at most 1.2 × the anchor's and at most idle + 64 MiB; the memory
- *   store's CPU at most lowdb's;
+ *   store's CPU at most lowdb's. lowdb's figures are those of `npm start`'s server itself
+ *   (the bundle, with its Node flags, the request log off), as in `store-memory.bench.ts`;
+ *   the anchor runs as `node server.js`, and once more with `npm start`'s Node flags, a row
+ *   that shows what those flags alone are worth;
  * - the bare itty-router JSON handler of `submission-server.ts`, served the same way: the
  *   floor of the request path on this machine, without a goal.
  * Run: `node --conditions=formwork-source --import tsx bench/versus-anchor.bench.ts`
@@ -29,7 +32,14 @@ import { compileScript } from "./compiled-server.ts";
 import { cpuSeconds, loadFrom, pinLoadToOwnCore } from "./pinned-load.ts";
 import { residentMiB } from "./resident-memory.ts";
 import { adminSecret, createBenchForm, type SeededForm, seedForm } from "./seeded-form.ts";
-import { freePort, type StandaloneServer, startServer, stopServer } from "./standalone-process.ts";
+import {
+  compiledServer,
+  freePort,
+  npmStartFlags,
+  type StandaloneServer,
+  startServer,
+  stopServer,
+} from "./standalone-process.ts";
 
 const SIZE = 100_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -48,19 +58,23 @@ const pins = pinLoadToOwnCore();
 const compiled = await compileScript("bench/submission-server.ts");
 const scratch = await mkdtemp(join(tmpdir(), "formwork-anchor-"));
 
-/** A server to measure: what `startServer` takes, and the form (made after the start). */
+/**
+ * A server to measure: what `startServer` takes (with Node flags beyond its own), and the
+ * form (made after the start).
+ */
 interface Case {
   env: Record<string, string>;
   script: string;
+  flags?: string[];
   formId: string | ((base: string) => Promise<string>);
 }
 
 async function serve<T>(
-  { env, script, formId }: Case,
+  { env, script, flags, formId }: Case,
   use: (server: StandaloneServer, formId: string) => Promise<T>,
 ) {
   const port = String(await freePort());
-  const server = await startServer({ ...env, PORT: port }, script, pins?.server);
+  const server = await startServer({ ...env, PORT: port }, script, pins?.server, flags);
   try {
     return await use(server, typeof formId === "string" ? formId : await formId(server.base));
   } finally {
@@ -132,14 +146,28 @@ function anchor(db: SeededAnchor, synchronous: "NORMAL" | "FULL"): Case {
   return { env, script: anchorScript, formId: db.formId };
 }
 
-/** A fresh store each time: the memory store, an empty lowdb folder, an empty database. */
+/**
+ * A fresh store each time: the memory store, `npm start`'s server on an empty folder (the
+ * request log off, and the public rate limit: one load generator is one client address),
+ * an empty database (also with `npm start`'s Node flags), the bare handler.
+ */
 const fresh = {
   memory: () => formwork({ BENCH_HANDLER: "memory" }, createBenchForm),
-  lowdb: async () => {
-    const directory = await mkdtemp(join(scratch, "lowdb-"));
-    return formwork({ BENCH_HANDLER: "formwork", DATA_DIR: directory }, createBenchForm);
-  },
+  lowdb: async (): Promise<Case> => ({
+    env: {
+      DATA_DIR: await mkdtemp(join(scratch, "lowdb-")),
+      ADMIN_SECRET: adminSecret,
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_PUBLIC_PER_MINUTE: "0",
+    },
+    script: compiledServer,
+    formId: createBenchForm,
+  }),
   anchor: async () => anchor(await seedAnchor(join(scratch, `${v7()}.db`)), "NORMAL"),
+  "anchor flagged": async () => ({
+    ...anchor(await seedAnchor(join(scratch, `${v7()}.db`)), "NORMAL"),
+    flags: npmStartFlags,
+  }),
   bare: async () => formwork({ BENCH_HANDLER: "bare" }, v7()),
 };
 
@@ -205,6 +233,12 @@ const rows: Row[] = [
     ours: "rise lowdb",
     goal: "≤ 64",
     met: (_, rise) => rise <= 64,
+    digits: 1,
+  },
+  {
+    figure: `RSS MiB after ${S2_COUNT} S2s, the anchor with npm start's Node flags`,
+    ours: "RSS anchor flagged",
+    theirs: "RSS anchor",
     digits: 1,
   },
   {

@@ -3,13 +3,14 @@
  * should stream it to disk rather than hold it: the server runs as a child process over a
  * temp data folder, the upload is generated while it is sent, and the server's `VmRSS` is
  * sampled every 20 ms (beside the kernel's high-water mark), with an idle spell and a 1 MB
- * upload measured in the same run as the baseline. Target (docs/design.md §22): a rise
- * under 32 MB. Each 100 MiB upload follows one to a plain `node:http` server piping the
- * request to a file (`pipe-floor-server.ts`), the floor the rate is measured against: at
- * least 0.8 of it.
- * The floor runs in a fresh process each round, so its RSS rise is also the baseline of the
- * server's first 100 MiB upload: a fresh Node process keeps about 35 MiB of socket read
- * buffers until its first GC, whoever handles them.
+ * upload measured in the same run as the baseline. Each 100 MiB upload follows one to a
+ * plain `node:http` server piping the request to a file (`pipe-floor-server.ts`), the floor
+ * both goals are measured against (docs/design.md §22): a rate at least 0.8 of the floor's,
+ * and a rise of resident memory within {@link marginMiB} MiB of the floor's. The floor runs
+ * in a fresh process each round, so its rise is that of a process's first upload: a fresh
+ * Node process keeps about 35 MiB of socket read buffers until its first GC, whoever handles
+ * them, which is why a fixed ceiling (32 MiB, once) cannot be met on this machine by any
+ * server, the plain pipe included.
  * Reports, never asserts: it fails only when an upload fails or stores the wrong size.
  * Run: `node --conditions=formwork-source --import tsx bench/upload-memory.bench.ts`.
  */
@@ -24,7 +25,8 @@ import { freePort, type StandaloneServer, startServer, stopServer } from "./stan
 
 const megabyte = 1024 * 1024;
 const largeUpload = 100 * megabyte;
-const targetRiseMiB = 32;
+/** How far the server's rise may exceed the pipe floor's, in MiB (docs/design.md §22). */
+const marginMiB = 4;
 /** The upload's rate as a share of the pipe floor's, in the same run (docs/design.md §22). */
 const targetRatio = 0.8;
 /** Rounds of (pipe floor, server) uploads of 100 MiB; the median round is shown. */
@@ -141,21 +143,22 @@ try {
   const rise = median(rises);
   const ratio = median(ratios);
   const first = rises[0] ?? 0;
-  const floorFirst = median(floorRises);
+  const floorRise = median(floorRises);
+  const ceiling = floorRise + marginMiB;
   console.table([
     {
       figure: "first 100 MiB upload of the process, RSS rise MiB",
       "each round": `${first.toFixed(1)} (pipe floor, fresh each round: ${floorRises.map((value) => value.toFixed(1)).join(" ")})`,
-      median: `${first.toFixed(1)} vs ${floorFirst.toFixed(1)} for the pipe floor`,
-      goal: `< ${targetRiseMiB}`,
-      met: first < targetRiseMiB ? "yes" : "NO",
+      median: `${first.toFixed(1)} vs ${floorRise.toFixed(1)} for the pipe floor`,
+      goal: `≤ floor + ${marginMiB} (${ceiling.toFixed(1)})`,
+      met: first <= ceiling ? "yes" : "NO",
     },
     {
       figure: "100 MiB upload, RSS rise MiB",
       "each round": rises.map((value) => value.toFixed(1)).join(" "),
-      median: rise.toFixed(1),
-      goal: `< ${targetRiseMiB}`,
-      met: rise < targetRiseMiB ? "yes" : "NO",
+      median: `${rise.toFixed(1)} vs ${floorRise.toFixed(1)} for the pipe floor`,
+      goal: `≤ floor + ${marginMiB} (${ceiling.toFixed(1)})`,
+      met: rise <= ceiling ? "yes" : "NO",
     },
     {
       figure: "100 MiB upload, × the node:http pipe to a file",

@@ -56,8 +56,9 @@ export async function readPage<T extends StoreRecord>(
       found = withAll(found, loaded.records.values(), probe);
       continue;
     }
-    // Not loaded: its file is the truth. Read it without loading it (see `SegmentSnapshot`).
-    const snapshot = await view.snapshotAt(manifest, span.index);
+    // Not loaded: its file is the truth. Read it without loading it (see `SegmentSnapshot`),
+    // and use it before anything is awaited: its bytes are good until the next read.
+    const snapshot = view.snapshotAt(manifest, span.index);
     if (snapshot.legacy) {
       const segment = await view.upgrade(manifest, span.index, snapshot);
       found = withAll(found, segment.records.values(), probe);

@@ -1,6 +1,6 @@
 import type { Page, Query, Stored, StoreRecord } from "formwork/ports";
 import { compareValues, decodeCursor, evaluateQuery } from "formwork/ports/kit";
-import type { Manifest } from "./manifest.ts";
+import type { Manifest, ManifestEntry } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
 import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";
 
@@ -36,9 +36,7 @@ export async function readPage<T extends StoreRecord>(
   const limit = query.limit ?? Number.POSITIVE_INFINITY;
   const manifest = await view.manifest();
   const [low, high] = windowOf(query, field, descending);
-  const spans = spansOf(view, manifest, field).filter(
-    (span) => compareEdges(span.max, low) >= 0 && compareEdges(span.min, high) <= 0,
-  );
+  const spans = spansOf(view, manifest, field, [low, high]);
   spans.sort((a, b) => (descending ? compareEdges(b.max, a.max) : compareEdges(a.min, b.min)));
   const probe: Query = { ...query, limit: limit + 1 };
   let found: Stored<T>[] = [];
@@ -165,19 +163,33 @@ function windowOf(query: Query, field: string, descending: boolean): [Edge, Edge
   return [low, high];
 }
 
-function spansOf(view: PartitionView, manifest: Manifest, field: string): Span[] {
+/** The segments whose range of `field` meets the window `[low, high]`, in manifest order. */
+function spansOf(
+  view: PartitionView,
+  manifest: Manifest,
+  field: string,
+  [low, high]: [Edge, Edge],
+): Span[] {
   const spans: Span[] = [];
-  manifest.entries.forEach((entry, index) => {
+  const entries = manifest.entries;
+  // A plain loop keeping only the spans in the window: a page of a large partition looks at
+  // every segment's bounds, hundreds of them.
+  for (let index = 0; index < entries.length; index++) {
+    let min: Edge = LOWEST;
+    let max: Edge = HIGHEST;
     if (field === "id") {
-      spans.push({ index, min: entry.low, max: manifest.entries[index + 1]?.low ?? HIGHEST });
-      return;
+      min = (entries[index] as ManifestEntry).low;
+      max = entries[index + 1]?.low ?? HIGHEST;
+    } else {
+      const loaded = view.loadedAt(manifest, index);
+      const bounds = loaded ? loaded.boundsOf(field) : entries[index]?.bounds?.[field];
+      // `null` or `undefined` from a loaded segment: it is empty.
+      if (!bounds && (loaded || bounds === null)) continue;
+      if (bounds) [min, max] = bounds;
     }
-    const loaded = view.loadedAt(manifest, index);
-    const bounds = loaded ? loaded.boundsOf(field) : entry.bounds?.[field];
-    if (bounds === undefined && !loaded) spans.push({ index, min: LOWEST, max: HIGHEST });
-    // `null` or `undefined` from a loaded segment: it is empty.
-    else if (bounds) spans.push({ index, min: bounds[0], max: bounds[1] });
-  });
+    if (compareEdges(max, low) >= 0 && compareEdges(min, high) <= 0)
+      spans.push({ index, min, max });
+  }
   return spans;
 }
 

@@ -172,6 +172,7 @@ function spansOf(
 ): Span[] {
   const spans: Span[] = [];
   const entries = manifest.entries;
+  const anyLoaded = view.loadedCount > 0;
   // A plain loop keeping only the spans in the window: a page of a large partition looks at
   // every segment's bounds, hundreds of them.
   for (let index = 0; index < entries.length; index++) {
@@ -181,7 +182,7 @@ function spansOf(
       min = (entries[index] as ManifestEntry).low;
       max = entries[index + 1]?.low ?? HIGHEST;
     } else {
-      const loaded = view.loadedAt(manifest, index);
+      const loaded = anyLoaded ? view.loadedAt(manifest, index) : undefined;
       const bounds = loaded ? loaded.boundsOf(field) : entries[index]?.bounds?.[field];
       // `null` or `undefined` from a loaded segment: it is empty.
       if (!bounds && (loaded || bounds === null)) continue;
@@ -199,6 +200,8 @@ function orderValue(record: StoreRecord, field: string): Edge {
 }
 
 function compareEdges(a: Edge, b: Edge): number {
+  // Most order values are strings (ISO times): compared as `compareValues` would, sooner.
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
   if (a === b) return 0;
   if (a === LOWEST || b === HIGHEST) return -1;
   if (a === HIGHEST || b === LOWEST) return 1;

@@ -131,7 +131,9 @@ function readLines<T extends StoreRecord>(
       const entry = snapshot.entryAt((candidates[next] as { line: number }).line);
       if (entry) found.push(new ReadFromFile<T>(entry));
     }
-    found = evaluateQuery(found, probe).items;
+    // Fewer than the probe wants, filtered or not: nothing is decided by their order yet
+    // (the caller and the final `evaluateQuery` filter them), so they need no sort now.
+    if (found.length >= want) found = evaluateQuery(found, probe).items;
   }
   return found;
 }

@@ -99,7 +99,8 @@ describe("lowdb store range reads", () => {
     const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
     temporary.push(directory);
     const first = rows();
-    const second = rows(0).map((row) => ({ ...row, words: ["other"], n: row.n + 1000 }));
+    // Characters of two, three and four UTF-8 bytes: lines are found and cut in bytes.
+    const second = rows(0).map((row) => ({ ...row, words: ["ünï", "€✓", "😀"], n: row.n + 1000 }));
     let store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 4 });
     for (const row of first) await store.create("s", "f", row);
     for (const row of second) await store.create("s", "g", row);

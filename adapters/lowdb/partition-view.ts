@@ -123,9 +123,10 @@ export class PartitionView {
   /**
    * The file of the segment at `index`, read but neither loaded nor cached: a page reads a
    * segment that is not loaded this way, parsing only the lines it needs. Only for a segment
-   * that is not loaded (a loaded one may hold changes its file does not).
+   * that is not loaded (a loaded one may hold changes its file does not). Use it at once,
+   * before anything awaited (see `readSnapshot`).
    */
-  snapshotAt(manifest: Manifest, index: number): Promise<SegmentSnapshot> {
+  snapshotAt(manifest: Manifest, index: number): SegmentSnapshot {
     const file = (manifest.entries[index] as ManifestEntry).file;
     return readSnapshot(join(this.#folder, file), manifest.rangeOf(index));
   }

@@ -1,6 +1,6 @@
 import type { Page, Query, Stored, StoreRecord } from "formwork/ports";
 import { compareValues, decodeCursor, evaluateQuery } from "formwork/ports/kit";
-import type { Manifest } from "./manifest.ts";
+import type { Manifest, ManifestEntry } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
 import type { Entry, SegmentSnapshot } from "./snapshot-format.ts";
 
@@ -36,9 +36,7 @@ export async function readPage<T extends StoreRecord>(
   const limit = query.limit ?? Number.POSITIVE_INFINITY;
   const manifest = await view.manifest();
   const [low, high] = windowOf(query, field, descending);
-  const spans = spansOf(view, manifest, field).filter(
-    (span) => compareEdges(span.max, low) >= 0 && compareEdges(span.min, high) <= 0,
-  );
+  const spans = spansOf(view, manifest, field, [low, high]);
   spans.sort((a, b) => (descending ? compareEdges(b.max, a.max) : compareEdges(a.min, b.min)));
   const probe: Query = { ...query, limit: limit + 1 };
   let found: Stored<T>[] = [];
@@ -56,8 +54,9 @@ export async function readPage<T extends StoreRecord>(
       found = withAll(found, loaded.records.values(), probe);
       continue;
     }
-    // Not loaded: its file is the truth. Read it without loading it (see `SegmentSnapshot`).
-    const snapshot = await view.snapshotAt(manifest, span.index);
+    // Not loaded: its file is the truth. Read it without loading it (see `SegmentSnapshot`),
+    // and use it before anything is awaited: its bytes are good until the next read.
+    const snapshot = view.snapshotAt(manifest, span.index);
     if (snapshot.legacy) {
       const segment = await view.upgrade(manifest, span.index, snapshot);
       found = withAll(found, segment.records.values(), probe);
@@ -76,21 +75,23 @@ export async function readPage<T extends StoreRecord>(
 }
 
 /**
- * Records a page parsed from a segment file that is not loaded: no one else holds them, so
- * the store hands them out as they are instead of copying them (`isReadFromFile`).
+ * An entry a page parsed from a segment file that is not loaded: no one else holds its
+ * record, so the store hands it out as it is instead of copying it. A class rather than a
+ * mark kept aside: telling it apart is a map check, where a `WeakSet` entry per record cost
+ * as much as a tenth of a page.
  */
-const readFromFile = new WeakSet<StoreRecord>();
+export class ReadFromFile<T extends StoreRecord = StoreRecord> implements Stored<T> {
+  readonly record: T;
+  readonly etag: string;
 
-/** Whether `record` was parsed from a file for the page that returns it (see above). */
-export function isReadFromFile(record: StoreRecord): boolean {
-  return readFromFile.has(record);
+  constructor(entry: Entry) {
+    this.record = entry.record as T;
+    this.etag = entry.etag;
+  }
 }
 
 function* fromFile(entries: Iterable<Entry>): Iterable<Entry> {
-  for (const entry of entries) {
-    readFromFile.add(entry.record);
-    yield entry;
-  }
+  for (const entry of entries) yield new ReadFromFile(entry);
 }
 
 /** The first records of the probe among `found` and every entry of a segment. */
@@ -128,11 +129,11 @@ function readLines<T extends StoreRecord>(
     const end = Math.min(candidates.length, next + Math.max(16, want - found.length));
     for (; next < end; next++) {
       const entry = snapshot.entryAt((candidates[next] as { line: number }).line);
-      if (!entry) continue;
-      readFromFile.add(entry.record);
-      found.push(entry as Stored<T>);
+      if (entry) found.push(new ReadFromFile<T>(entry));
     }
-    found = evaluateQuery(found, probe).items;
+    // Fewer than the probe wants, filtered or not: nothing is decided by their order yet
+    // (the caller and the final `evaluateQuery` filter them), so they need no sort now.
+    if (found.length >= want) found = evaluateQuery(found, probe).items;
   }
   return found;
 }
@@ -164,19 +165,34 @@ function windowOf(query: Query, field: string, descending: boolean): [Edge, Edge
   return [low, high];
 }
 
-function spansOf(view: PartitionView, manifest: Manifest, field: string): Span[] {
+/** The segments whose range of `field` meets the window `[low, high]`, in manifest order. */
+function spansOf(
+  view: PartitionView,
+  manifest: Manifest,
+  field: string,
+  [low, high]: [Edge, Edge],
+): Span[] {
   const spans: Span[] = [];
-  manifest.entries.forEach((entry, index) => {
+  const entries = manifest.entries;
+  const anyLoaded = view.loadedCount > 0;
+  // A plain loop keeping only the spans in the window: a page of a large partition looks at
+  // every segment's bounds, hundreds of them.
+  for (let index = 0; index < entries.length; index++) {
+    let min: Edge = LOWEST;
+    let max: Edge = HIGHEST;
     if (field === "id") {
-      spans.push({ index, min: entry.low, max: manifest.entries[index + 1]?.low ?? HIGHEST });
-      return;
+      min = (entries[index] as ManifestEntry).low;
+      max = entries[index + 1]?.low ?? HIGHEST;
+    } else {
+      const loaded = anyLoaded ? view.loadedAt(manifest, index) : undefined;
+      const bounds = loaded ? loaded.boundsOf(field) : entries[index]?.bounds?.[field];
+      // `null` or `undefined` from a loaded segment: it is empty.
+      if (!bounds && (loaded || bounds === null)) continue;
+      if (bounds) [min, max] = bounds;
     }
-    const loaded = view.loadedAt(manifest, index);
-    const bounds = loaded ? loaded.boundsOf(field) : entry.bounds?.[field];
-    if (bounds === undefined && !loaded) spans.push({ index, min: LOWEST, max: HIGHEST });
-    // `null` or `undefined` from a loaded segment: it is empty.
-    else if (bounds) spans.push({ index, min: bounds[0], max: bounds[1] });
-  });
+    if (compareEdges(max, low) >= 0 && compareEdges(min, high) <= 0)
+      spans.push({ index, min, max });
+  }
   return spans;
 }
 
@@ -186,6 +202,8 @@ function orderValue(record: StoreRecord, field: string): Edge {
 }
 
 function compareEdges(a: Edge, b: Edge): number {
+  // Most order values are strings (ISO times): compared as `compareValues` would, sooner.
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
   if (a === b) return 0;
   if (a === LOWEST || b === HIGHEST) return -1;
   if (a === HIGHEST || b === LOWEST) return 1;

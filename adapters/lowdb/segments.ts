@@ -19,13 +19,18 @@ export type Bounds = [Scalar | null, Scalar | null];
 
 /**
  * Reads a segment file without loading it (see `SegmentSnapshot`), checking its checksum;
- * a missing file is an empty segment.
+ * a missing file is an empty segment. The snapshot reads its lines from a buffer the next
+ * read reuses (see `readBytes`): use it at once, before anything awaited, and then drop it.
  * @throws {SnapshotCorruptError} naming the file when it is damaged
  * @throws naming the file when it cannot be read
  */
-export async function readSnapshot(path: string, range: IdRange): Promise<SegmentSnapshot> {
-  return new SegmentSnapshot(path, range, readBytes(path));
+export function readSnapshot(path: string, range: IdRange): SegmentSnapshot {
+  const read = ++reads;
+  return new SegmentSnapshot(path, range, readBytes(path), () => reads === read);
 }
+
+/** Reads so far: a snapshot's bytes are those of the latest read only. */
+let reads = 0;
 
 /**
  * A segment file's bytes, `null` when it is missing. Read synchronously: a segment is at
@@ -35,8 +40,7 @@ export async function readSnapshot(path: string, range: IdRange): Promise<Segmen
  * milliseconds: most of an S5 page that reads a segment not loaded. Read into one buffer
  * kept for the next read rather than a fresh one each time (as `readFileSync` allocates):
  * a fresh buffer of that size each page costs more than the read itself, in allocation
- * and in garbage collections. So the bytes are good only until the next call:
- * `SegmentSnapshot` decodes them at once and keeps none.
+ * and in garbage collections. So the bytes are good only until the next call.
  */
 function readBytes(path: string): Uint8Array | null {
   let fd: number;
@@ -102,7 +106,7 @@ export class Segment {
     range: IdRange,
     orderFields: readonly string[],
   ): Promise<Segment> {
-    return Segment.fromFile(path, await readSnapshot(path, range), orderFields);
+    return Segment.fromFile(path, readSnapshot(path, range), orderFields);
   }
 
   /** The segment a snapshot of its file holds (clean: the file holds the same). */

@@ -59,16 +59,18 @@ export function encodeSegment(
 }
 
 /**
- * A segment file read but not parsed beyond its header: lines are parsed on demand and
- * checked then. Records outside the segment's id `range` (copies a crashed split left) are
- * skipped. A file in the older single-JSON format is parsed whole at once.
+ * A segment file read but not parsed beyond its header: lines are parsed on demand, from the
+ * file's bytes (only the lines a page needs are ever decoded), and the whole file's checksum
+ * is checked at once. Records outside the segment's id `range` (copies a crashed split left)
+ * are skipped. A file in the older single-JSON format is parsed whole at once.
  */
 export class SegmentSnapshot {
   readonly #path: string;
   readonly #range: IdRange;
-  readonly #text: string;
+  readonly #bytes: Buffer;
+  readonly #current: () => boolean;
   readonly #header: Header | undefined;
-  // Start offsets of the record lines, and one past the end of the last.
+  // Byte offsets where the record lines start, and one past the end of the last.
   readonly #starts: number[] = [];
   readonly #eager: Map<string, Entry> | undefined;
   /** Whether the file is in the older single-JSON format (rewrite it in the line format). */
@@ -78,40 +80,49 @@ export class SegmentSnapshot {
 
   /**
    * @param bytes the file's content, `null` for a missing file (an empty segment)
+   * @param current whether `bytes` still hold the file: a reader that lends a buffer it
+   *   reuses says so, and lines are then read only while it does (else a bug: it throws)
    * @throws {SnapshotCorruptError} naming the file when it fails its checksum, is cut
    *   short, or is not a segment file
    */
-  constructor(path: string, range: IdRange, bytes: Uint8Array | null) {
+  constructor(
+    path: string,
+    range: IdRange,
+    bytes: Uint8Array | null,
+    current: () => boolean = () => true,
+  ) {
     this.#path = path;
     this.#range = range;
+    this.#current = current;
     if (bytes === null) {
-      this.#text = "";
+      this.#bytes = Buffer.alloc(0);
       this.#eager = new Map();
       return;
     }
-    const seal = checkSeal(bytes, FORMAT);
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#bytes = buffer;
+    const seal = checkSeal(buffer, FORMAT);
     if (typeof seal === "object") throw new SnapshotCorruptError(path, seal.mismatch);
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-    this.#text = text;
-    const end = text.indexOf("\n");
-    if (seal === "absent" && (!text.startsWith(`{"format":"${UNSEALED}"`) || end < 0)) {
-      this.#eager = entriesOf(parse(text, path), path, range);
+    const end = buffer.indexOf(0x0a);
+    if (seal === "absent" && (!startsWith(buffer, `{"format":"${UNSEALED}"`) || end < 0)) {
+      this.#eager = entriesOf(parse(buffer.toString("utf8"), path), path, range);
       this.legacy = true;
       return;
     }
-    const header = parse(text.slice(0, end), path) as Partial<Header> | null;
+    const header = parse(buffer.toString("utf8", 0, end), path) as Partial<Header> | null;
     if (typeof header?.count !== "number" || typeof header.order !== "object" || !header.order) {
       throw new SnapshotCorruptError(path, "it is not a segment file");
     }
+    // Newlines are found in the bytes: in UTF-8 no byte of another character is 0x0a.
     let at = end + 1;
-    while (at < text.length) {
+    while (at < buffer.length) {
       this.#starts.push(at);
-      const next = text.indexOf("\n", at);
+      const next = buffer.indexOf(0x0a, at);
       if (next < 0) break;
       at = next + 1;
     }
-    this.#starts.push(text.length);
-    if (this.#starts.length - 1 !== header.count || !text.endsWith("\n")) {
+    this.#starts.push(buffer.length);
+    if (this.#starts.length - 1 !== header.count || buffer[buffer.length - 1] !== 0x0a) {
       const lines = `${this.#starts.length - 1} of ${header.count} lines`;
       throw new SnapshotCorruptError(path, `it is cut short: ${lines}`);
     }
@@ -169,7 +180,9 @@ export class SegmentSnapshot {
   }
 
   #entryAt(line: number): Entry | undefined {
-    const text = this.#text.slice(this.#starts[line], (this.#starts[line + 1] as number) - 1);
+    if (!this.#current()) throw new Error(`${this.#path}: its snapshot's bytes were reused`);
+    const start = this.#starts[line] as number;
+    const text = this.#bytes.toString("utf8", start, (this.#starts[line + 1] as number) - 1);
     const entry = parse(text, this.#path, line + 2) as Partial<Entry> | null;
     const id = entry?.record?.id;
     if (typeof entry?.etag !== "string" || typeof id !== "string") {
@@ -186,6 +199,10 @@ function parse(text: string, path: string, line?: number): unknown {
     const where = line === undefined ? "it" : `line ${line}`;
     throw new SnapshotCorruptError(path, `${where} is not JSON`, cause);
   }
+}
+
+function startsWith(bytes: Buffer, opening: string): boolean {
+  return bytes.toString("latin1", 0, opening.length) === opening;
 }
 
 function inRange(id: string, range: IdRange): boolean {

@@ -24,7 +24,7 @@ import { listJournals, readJournal } from "./journal-files.ts";
 import { lockDirectory } from "./lock.ts";
 import { Partition } from "./partition.ts";
 import { nameFromRecords, partitionFolders } from "./partition-names.ts";
-import { isReadFromFile, readPage } from "./range-query.ts";
+import { ReadFromFile, readPage } from "./range-query.ts";
 import { SegmentCache } from "./segment-cache.ts";
 import type { Entry } from "./segments.ts";
 
@@ -131,12 +131,14 @@ export class LowdbStore implements Store {
         // Records of loaded segments are copied: records are JSON (that is what the files
         // hold), and one JSON round trip of them all costs a fraction of a structuredClone
         // per record. Those parsed from a file for this page are already the caller's own.
-        const shared = page.items.flatMap(({ record }) => (isReadFromFile(record) ? [] : [record]));
-        const copies = JSON.parse(JSON.stringify(shared)) as T[];
+        const shared = page.items.flatMap((item) =>
+          item instanceof ReadFromFile ? [] : [item.record],
+        );
+        const copies = shared.length > 0 ? (JSON.parse(JSON.stringify(shared)) as T[]) : [];
         let next = 0;
-        const items = page.items.map(({ record, etag }) => ({
-          record: isReadFromFile(record) ? record : (copies[next++] as T),
-          etag,
+        const items = page.items.map((item) => ({
+          record: item instanceof ReadFromFile ? item.record : (copies[next++] as T),
+          etag: item.etag,
         }));
         return { items, continuation: page.continuation };
       }),

@@ -95,6 +95,36 @@ describe("lowdb store range reads", () => {
     await store.close();
   });
 
+  it("answers pages of two partitions read at once each from its own files", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
+    temporary.push(directory);
+    const first = rows();
+    // Characters of two, three and four UTF-8 bytes: lines are found and cut in bytes.
+    const second = rows(0).map((row) => ({ ...row, words: ["ünï", "€✓", "😀"], n: row.n + 1000 }));
+    let store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 4 });
+    for (const row of first) await store.create("s", "f", row);
+    for (const row of second) await store.create("s", "g", row);
+    await store.close();
+    // Reopened, so that the pages read segment files not loaded, whose bytes are read into
+    // one buffer the next read reuses.
+    store = createLowdbStore({ directory, segmentSize: 10, maxLoadedSegments: 4 });
+    const iso = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+    const window = (from: number): Query => ({
+      where: [{ field: "created_date_utc", op: "gte", value: iso(from) }],
+      orderBy: { field: "created_date_utc" },
+      limit: 15,
+    });
+    const reads = Array.from({ length: 40 }, (_, i) => {
+      const [partition, all] = i % 2 === 0 ? ["f", first] : ["g", second];
+      const query = window((i * 37) % 280);
+      return store
+        .query<Row>("s", partition, query)
+        .then((page) => assert.deepEqual(recordsOf(page), reference(all, query)));
+    });
+    await Promise.all(reads);
+    await store.close();
+  });
+
   it("never reads a segment outside the page's window", async () => {
     const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
     temporary.push(directory);

@@ -7,7 +7,7 @@ import { roleNames } from "../forms/roles.ts";
 import { collections } from "../records/collections.ts";
 import {
   attachmentView,
-  publicSubmission,
+  ownedPublicSubmission,
   type SubmissionRecord,
 } from "../records/submission-record.ts";
 import { attachmentsOf } from "./submission-reading.ts";
@@ -54,7 +54,8 @@ export async function listSubmissions(
   await appendAudit(ctx, formId, source, "submissions_listed", ids, ids.length);
   return {
     ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
-    results: submissions.map(publicSubmission),
+    // The store's answer is this call's own (`Store.query`), and the answer only reads it.
+    results: submissions.map(ownedPublicSubmission),
     attachments: attachments.map(attachmentView),
     granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
     container_sas_uri,

@@ -168,7 +168,9 @@ export class LowdbStore implements Store {
   /** Atomic across partitions and crashes: one journal entry (see `batch.ts`). */
   async batch(ops: readonly BatchOp[]) {
     if (this.#closed) throw lowdbError("the store is closed");
-    const { journal } = await this.#open();
+    // Once open, without a turn: the batch holds its partitions at the call, in call order
+    // with the reads and writes called after it (`get` answers at once when none is queued).
+    const { journal } = this.#current ?? (await this.#open());
     const touched = new Set<Partition>();
     const partitionOf = (op: BatchOp) => {
       const partition = this.#partitionOf(op.collection, op.partition, journal);
@@ -276,7 +278,8 @@ export class LowdbStore implements Store {
 
   async #within<T>(collection: string, name: string, op: (p: Partition) => Promise<T>) {
     if (this.#closed) throw lowdbError("the store is closed");
-    const { journal } = await this.#open();
+    // Once open, `op` is queued on the partition at the call, in call order (see `batch`).
+    const { journal } = this.#current ?? (await this.#open());
     const partition = this.#partitionOf(collection, name, journal);
     try {
       return await op(partition);
@@ -294,7 +297,9 @@ export class LowdbStore implements Store {
    * The entry of `id` (`null` when there is none), read at once when the store is open,
    * nothing is queued or running on its partition and its segment is loaded: what the queued
    * read of `get` would answer then, without its promises and turns (S2 reads the form's
-   * counter on every post: hot path). `undefined` when the read must queue.
+   * counter on every post: hot path). Every call made before it on an open store is queued
+   * on its partition by then, so reads still answer in call order. `undefined` when the
+   * read must queue.
    */
   #loadedEntry(collection: string, name: string, id: string): Entry | null | undefined {
     const opened = this.#current;

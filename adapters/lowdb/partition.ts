@@ -59,6 +59,11 @@ export class Partition implements SegmentOwner {
     return !this.#mutex.busy && this.#writes.size === 0;
   }
 
+  /** An operation is queued or running: only `run` may read what is loaded. */
+  get busy(): boolean {
+    return this.#mutex.busy;
+  }
+
   get loadedCount(): number {
     return this.view.loadedCount;
   }

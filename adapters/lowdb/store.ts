@@ -84,6 +84,8 @@ export class LowdbStore implements Store {
   }
 
   get<T extends StoreRecord>(collection: string, partition: string, id: string) {
+    const loaded = this.#loadedEntry(collection, partition, id);
+    if (loaded !== undefined) return Promise.resolve(copyOut<T>(loaded ?? undefined));
     return this.#within(collection, partition, (p) =>
       p.run(async () => {
         const segment = p.view.loadedSegmentFor(id) ?? (await p.view.segmentFor(id));
@@ -168,7 +170,9 @@ export class LowdbStore implements Store {
   /** Atomic across partitions and crashes: one journal entry (see `batch.ts`). */
   async batch(ops: readonly BatchOp[]) {
     if (this.#closed) throw lowdbError("the store is closed");
-    const { journal } = await this.#open();
+    // Once open, without a turn: the batch holds its partitions at the call, in call order
+    // with the reads and writes called after it (`get` answers at once when none is queued).
+    const { journal } = this.#current ?? (await this.#open());
     const touched = new Set<Partition>();
     const partitionOf = (op: BatchOp) => {
       const partition = this.#partitionOf(op.collection, op.partition, journal);
@@ -276,7 +280,8 @@ export class LowdbStore implements Store {
 
   async #within<T>(collection: string, name: string, op: (p: Partition) => Promise<T>) {
     if (this.#closed) throw lowdbError("the store is closed");
-    const { journal } = await this.#open();
+    // Once open, `op` is queued on the partition at the call, in call order (see `batch`).
+    const { journal } = this.#current ?? (await this.#open());
     const partition = this.#partitionOf(collection, name, journal);
     try {
       return await op(partition);
@@ -288,6 +293,23 @@ export class LowdbStore implements Store {
       if (partition.idle && partition.loadedCount === 0) this.#forget(partition);
       this.#trimUnloaded();
     }
+  }
+
+  /**
+   * The entry of `id` (`null` when there is none), read at once when the store is open,
+   * nothing is queued or running on its partition and its segment is loaded: what the queued
+   * read of `get` would answer then, without its promises and turns (S2 reads the form's
+   * counter on every post: hot path). Every call made before it on an open store is queued
+   * on its partition by then, so reads still answer in call order. `undefined` when the
+   * read must queue.
+   */
+  #loadedEntry(collection: string, name: string, id: string): Entry | null | undefined {
+    const opened = this.#current;
+    if (!opened || this.#closed) return undefined;
+    const partition = this.#partitionOf(collection, name, opened.journal);
+    if (partition.busy) return undefined;
+    const segment = partition.view.loadedSegmentFor(id);
+    return segment ? (segment.records.get(id) ?? null) : undefined;
   }
 
   /** Tells `warn` which file a call found damaged: the call fails (503), the log says why. */

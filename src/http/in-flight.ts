@@ -30,15 +30,37 @@ export function trackInFlight(): InFlightRequests {
     drained = resolve;
   });
   return {
-    async admit(request, answer, refused) {
-      if (draining) return refused();
+    // Without `async`: its promise and await would add turns to every request (hot path).
+    admit(request, answer, refused) {
+      let answering: Promise<Response>;
+      if (draining) {
+        try {
+          return Promise.resolve(refused());
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
       open.add(request);
-      try {
-        return await answer();
-      } finally {
+      const settled = () => {
         open.delete(request);
         if (draining && open.size === 0) drained?.();
+      };
+      try {
+        answering = answer();
+      } catch (error) {
+        settled();
+        return Promise.reject(error);
       }
+      return answering.then(
+        (response) => {
+          settled();
+          return response;
+        },
+        (error: unknown) => {
+          settled();
+          throw error;
+        },
+      );
     },
     drain() {
       draining = true;

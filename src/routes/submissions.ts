@@ -109,7 +109,8 @@ export const submissionOperations: RouteOperation[] = [
       const device = await deviceOf(ctx, request.clientAddress);
       const marks = botMarksOf(request.headers);
       const { caller } = request;
-      const page = hostedPageUrl(request, formId);
+      // Built only for a paying form's checkout.
+      const page = () => hostedPageUrl(request, formId);
       if (key === undefined)
         return createSubmission(ctx, caller, formId, body, device, marks, undefined, page);
       const once = { key, body: raw };

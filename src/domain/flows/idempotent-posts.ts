@@ -26,7 +26,7 @@ export function createSubmissionOnce(
   device: Device,
   marks: BotMarks,
   { key, body }: { key: string; body: unknown },
-  pageUrl?: string,
+  pageUrl?: () => string,
 ): Promise<Answered<Awaited<ReturnType<typeof createSubmission>>>> {
   const what = `S2 ${formId}\n${JSON.stringify(body)}`;
   const request = idempotentRequest(formId, caller?.userId ?? null, key, what);

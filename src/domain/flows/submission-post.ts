@@ -71,8 +71,11 @@ export interface Post {
   written?: WrittenPost;
   /** Its `Idempotency-Key`, whose record goes in the batch (idempotency-keys.ts). */
   idempotency?: IdempotentRequest;
-  /** The form's hosted page, where a checkout sends the respondent back (docs/design.md §26). */
-  pageUrl?: string;
+  /**
+   * The form's hosted page, where a checkout sends the respondent back (docs/design.md §26):
+   * built only for a paying form, not on every post (hot path).
+   */
+  pageUrl?: () => string;
 }
 
 /** What the written attempt leaves for after its batch. */
@@ -157,7 +160,9 @@ export async function postOps(
       snapshot,
       id,
       noFailedActions,
-      due ? checkoutThanks(returnUrlOf(ctx, post.pageUrl ?? "", formId, id, "cancel")) : undefined,
+      due
+        ? checkoutThanks(returnUrlOf(ctx, post.pageUrl?.() ?? "", formId, id, "cancel"))
+        : undefined,
     );
     ops.push(...keyOps(ctx, post.idempotency, answer, running));
   }
@@ -220,7 +225,7 @@ export async function createSubmission(
   device: Device,
   marks: BotMarks = {},
   idempotency?: IdempotentRequest,
-  pageUrl?: string,
+  pageUrl?: () => string,
 ) {
   const post = newPost(caller, formId, input, device, marks);
   post.idempotency = idempotency;
@@ -241,7 +246,7 @@ export async function createSubmission(
         snapshot,
         post.id,
         flags,
-        checkoutThanks((await openCheckout(ctx, submission, due, pageUrl ?? "")).url),
+        checkoutThanks((await openCheckout(ctx, submission, due, pageUrl?.() ?? "")).url),
       )
     : postedAnswer(snapshot, post.id, flags);
   const key = runningKeyAt === undefined ? undefined : results?.[runningKeyAt];

@@ -89,22 +89,29 @@ export function formSnapshotsOf(ctx: Context): FormSnapshots {
 /** Snapshots of at most `capacity` forms, the least recently used dropped first. */
 export function createFormSnapshots(capacity = 1000): FormSnapshots {
   const held = new Map<string, { version: number; snapshot: FormSnapshot }>();
+  // The form last used, the map's last key: posts in a row to one form move nothing (hot path).
+  let latest: string | undefined;
   return {
     get(formId, version) {
       const entry = held.get(formId);
       if (!entry || entry.version !== version) return undefined;
-      // Moved to the end: the map's order is the order of use.
-      held.delete(formId);
-      held.set(formId, entry);
+      if (formId !== latest) {
+        // Moved to the end: the map's order is the order of use.
+        held.delete(formId);
+        held.set(formId, entry);
+        latest = formId;
+      }
       return entry.snapshot;
     },
     set(formId, version, snapshot) {
       held.delete(formId);
       held.set(formId, { version, snapshot });
+      latest = formId;
       if (held.size > capacity) held.delete(held.keys().next().value as string);
     },
     forget(formId) {
       held.delete(formId);
+      if (formId === latest) latest = undefined;
     },
   };
 }

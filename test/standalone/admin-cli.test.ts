@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { compileScript } from "../../bench/compiled-server.ts";
 import type { StandaloneServer } from "../../bench/standalone-process.ts";
 import { commands } from "../../examples/standalone/admin-commands.ts";
 import { adminServerUrl, localServerUrl } from "../../examples/standalone/admin-target.ts";
@@ -26,12 +27,18 @@ function run(command: string[], env: Record<string, string>): Promise<CommandRun
   return runCommand(program, args, { cwd: root, env: { ...clean, ...env } });
 }
 
-const cliScript = "examples/standalone/admin-cli.ts";
+/**
+ * The admin CLI's own code (`examples/standalone/admin-cli.ts`, what `npm run admin` runs
+ * through tsx) compiled once into one file, as the benches compile theirs: the same
+ * program, started without tsx's second or so of loading each of the many runs below. The
+ * first test runs `npm run admin` itself and checks that both print the same.
+ */
+const compiled = compileScript("examples/standalone/admin-cli.ts");
+after(async () => (await compiled).remove());
 
 /** Runs the admin CLI with `args`, as `npm run admin` does but without npm's own lines. */
-function admin(args: string[], env: Record<string, string> = {}): Promise<CommandRun> {
-  const node = [process.execPath, "--conditions=formwork-source", "--import", "tsx"];
-  return run([...node, cliScript, ...args], env);
+async function admin(args: string[], env: Record<string, string> = {}): Promise<CommandRun> {
+  return run([process.execPath, (await compiled).path, ...args], env);
 }
 
 /** The JSON a successful command prints. */

@@ -109,8 +109,9 @@ const server = await startServer({
   DATA_DIR: dataDir,
   ADMIN_SECRET: adminSecret,
   MAX_UPLOAD_BYTES: String(200 * megabyte),
-  // Room for every round's upload: none of them is ever claimed by a submission.
-  MAX_UNCLAIMED_UPLOAD_BYTES: String((ROUNDS + 1) * 200 * megabyte),
+  // Room for every round's upload, none of which is ever claimed by a submission, from one
+  // address: an address may hold a quarter of a form's unclaimed bytes (docs/design.md §15).
+  MAX_UNCLAIMED_UPLOAD_BYTES: String(4 * (ROUNDS + 1) * 200 * megabyte),
 });
 try {
   const formId = await createBenchForm(server.base);

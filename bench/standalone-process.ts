@@ -36,15 +36,12 @@ export async function freePort(): Promise<number> {
 export const compiledServer = "build/standalone/server.js";
 
 /**
- * The Node arguments that run `script` with the flags of `npm start` (package.json): the
- * compiled server as it is, any other script (a bench's own server) through tsx. The
- * anchor (`bench/anchor/`) is what a developer would run instead of Formwork, so it runs as
- * `node server.js`, with no flag of ours (only `BENCH_START_FLAGS`).
+ * The Node arguments that run `script` with `nodeFlags`, by default those of `npm start`
+ * (package.json), so that what is measured is what runs: the compiled server as it is, any
+ * other script (a bench's own server) through tsx. `BENCH_START_FLAGS` adds to them.
  */
-export function serverArgs(script = compiledServer, extraFlags: string[] = []): string[] {
-  // The same flags, so that what is measured is what runs.
-  const ours = script.startsWith("bench/anchor/") ? [] : npmStartFlags;
-  const flags = [...ours, ...benchFlags, ...extraFlags];
+export function serverArgs(script = compiledServer, nodeFlags = npmStartFlags): string[] {
+  const flags = [...nodeFlags, ...benchFlags];
   if (script.endsWith(".js")) return [...flags, script];
   return [...flags, "--conditions=formwork-source", "--import", "tsx", script];
 }
@@ -70,16 +67,16 @@ const benchFlags = (process.env.BENCH_START_FLAGS ?? "").split(" ").filter(Boole
 /**
  * Starts `script` with `env` added and waits for its `listening on` line; with `cpus` (a
  * `taskset` list such as `"0"`), pinned to those cores from its first instruction (taskset
- * runs Node in its own process, so the pid is still the server's). `extraFlags` are Node
- * flags added to those of {@link serverArgs}.
+ * runs Node in its own process, so the pid is still the server's). `nodeFlags` as for
+ * {@link serverArgs}: a server that is not ours (the anchor) passes its own.
  */
 export async function startServer(
   env: Record<string, string>,
   script = compiledServer,
   cpus?: string,
-  extraFlags: string[] = [],
+  nodeFlags = npmStartFlags,
 ): Promise<StandaloneServer> {
-  const node = [process.execPath, ...serverArgs(script, extraFlags)];
+  const node = [process.execPath, ...serverArgs(script, nodeFlags)];
   const [command, ...args] = cpus ? ["taskset", "-c", cpus, ...node] : node;
   const child = spawn(command as string, args, {
     cwd: root,

@@ -59,8 +59,8 @@ const compiled = await compileScript("bench/submission-server.ts");
 const scratch = await mkdtemp(join(tmpdir(), "formwork-anchor-"));
 
 /**
- * A server to measure: what `startServer` takes (with Node flags beyond its own), and the
- * form (made after the start).
+ * A server to measure: what `startServer` takes (its Node flags, `npm start`'s unless
+ * given), and the form (made after the start).
  */
 interface Case {
   env: Record<string, string>;
@@ -141,9 +141,13 @@ function formwork(env: Record<string, string>, formId: Case["formId"]): Case {
   return { env: { ...env, ADMIN_SECRET: adminSecret }, script: compiled.path, formId };
 }
 
+/**
+ * The anchor, as its developer would run it: `node server.js`, without the Node flags
+ * `npm start` gives ours.
+ */
 function anchor(db: SeededAnchor, synchronous: "NORMAL" | "FULL"): Case {
   const env = { ANCHOR_DB: db.path, ANCHOR_SYNCHRONOUS: synchronous };
-  return { env, script: anchorScript, formId: db.formId };
+  return { env, script: anchorScript, flags: [], formId: db.formId };
 }
 
 /**

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import type { Scalar, Stored, StoreRecord } from "formwork/ports";
 import { compareValues, etagSource } from "formwork/ports/kit";
-import { TextFile } from "lowdb/node";
+import { Writer } from "steno";
 import { lowdbError } from "./errors.ts";
 import {
   boundValue,
@@ -81,7 +81,7 @@ export class Segment {
   /** The file's name in the partition folder. */
   readonly file: string;
   readonly #orderFields: readonly string[];
-  readonly #file: TextFile;
+  readonly #file: Writer;
   #version = 0;
   #dirty = false;
   #persisted = true;
@@ -91,7 +91,7 @@ export class Segment {
     this.path = path;
     this.file = basename(path);
     this.#orderFields = orderFields;
-    this.#file = new TextFile(path);
+    this.#file = new Writer(path);
     this.records = records;
   }
 
@@ -214,7 +214,8 @@ export class Segment {
 
   /**
    * Writes the whole segment (a header line with the order index, then a line per record)
-   * through lowdb's `TextFile` (temp file and rename) and marks it clean.
+   * through steno's `Writer`, lowdb's own (temp file and rename), and marks it clean. The
+   * file is written from bytes, not text (`sealLines`), which lowdb's `TextFile` would need.
    */
   async write(): Promise<void> {
     const version = this.#version;

@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import type { Scalar, StoreRecord } from "formwork/ports";
 import { compareValues } from "formwork/ports/kit";
-import { checkSeal, sealText } from "./checksums.ts";
+import { checkSeal, sealLines } from "./checksums.ts";
 import { SnapshotCorruptError } from "./errors.ts";
 
 /** One record and its etag, as kept in a segment file. */
@@ -47,7 +47,7 @@ interface Header {
 export function encodeSegment(
   records: ReadonlyMap<string, Entry>,
   orderFields: readonly string[],
-): string {
+): Buffer {
   const ids = [...records.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const entries = ids.map((id) => records.get(id) as Entry);
   const order: Header["order"] = {};
@@ -55,7 +55,7 @@ export function encodeSegment(
   const lines = [`,${JSON.stringify({ count: entries.length, order }).slice(1)}`];
   for (const entry of entries)
     lines.push(JSON.stringify({ record: entry.record, etag: entry.etag }));
-  return sealText(FORMAT, `${lines.join("\n")}\n`);
+  return sealLines(FORMAT, lines);
 }
 
 /**

@@ -146,7 +146,7 @@ export const kitEntries = ["formwork/ports", "formwork/ports/kit"];
  */
 export const adapterPackages: Record<string, string[]> = {
   memory: [],
-  lowdb: ["lowdb", "proper-lockfile"],
+  lowdb: ["lowdb", "proper-lockfile", "steno"],
   fs: [],
   cosmos: ["@azure/cosmos"],
   "azure-blob": ["@azure/storage-blob"],

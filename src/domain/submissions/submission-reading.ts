@@ -91,6 +91,8 @@ export async function attachmentsOf(
       records.push(...submission.attachments_held);
       continue;
     }
+    // A form without file fields holds no files to read (S5 asks for a hundred at a time).
+    if (fileFields.size === 0) continue;
     for (const id of fileIdsIn(fileFields, submission.form_fields)) {
       const stored = await ctx.store.get<AttachmentRecord>(
         collections.attachments,

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { walkThrough } from "../mounts/walkthrough.ts";
+import { parseExposition } from "../observability/exposition.ts";
 import { assertWalkThroughWorked, runReadmeWalkThrough } from "../standalone/readme-walkthrough.ts";
+import { freePort } from "../standalone/server-process.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -54,9 +56,16 @@ describe("npm run dev:azure", { timeout: 90_000 }, () => {
   it("serves the walk-throughs on Azurite and the Cosmos stand-in; SIGTERM stops all of it", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "formwork-dev-azure-"));
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const metricsPort = await freePort();
     const npm = spawn("npm", ["run", "dev:azure"], {
       cwd: root,
-      env: { ...env, PORT: "0", DATA_DIR: dataDir, ADMIN_SECRET: "admin" },
+      env: {
+        ...env,
+        PORT: "0",
+        DATA_DIR: dataDir,
+        ADMIN_SECRET: "admin",
+        METRICS_PORT: String(metricsPort),
+      },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -109,6 +118,25 @@ describe("npm run dev:azure", { timeout: 90_000 }, () => {
     } finally {
       await readme.cleanUp();
     }
+
+    // Metrics on a port of their own (docs/design.md §10), with Cosmos DB's store calls and
+    // outbox, and none of lowdb's journal; the public port has no `/metrics`.
+    const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(scrape.status, 200);
+    const { samples } = parseExposition(await scrape.text());
+    const storeCall = (operation: string, collection: string) =>
+      samples.some(
+        (s) =>
+          s.name === "formwork_store_call_duration_seconds_count" &&
+          s.labels.operation === operation &&
+          s.labels.collection === collection &&
+          s.value > 0,
+      );
+    assert.ok(storeCall("get", "forms"), "Cosmos DB's reads of forms");
+    assert.ok(storeCall("query", "webhook_outbox"), "the outbox worker's queries");
+    assert.ok(samples.some((s) => s.name === "formwork_outbox_entries"));
+    assert.ok(!samples.some((s) => s.name === "formwork_store_journal_bytes"));
+    assert.equal((await fetch(`${origin}/metrics`)).status, 404);
 
     const family = await descendants(npm.pid as number);
     assert.ok(family.length >= 2, `expected node and Azurite under npm: ${family}`);

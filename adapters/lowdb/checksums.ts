@@ -26,7 +26,7 @@ export function sealText(format: string, rest: string): string {
  * The bytes of {@link sealText}`(format, lines joined by "\n" with a "\n" after the last)`,
  * built straight into one buffer: a segment is hundreds of kilobytes, and joining its lines
  * into one string first, then encoding that string to check it and again to write it, cost
- * several times what the lines' own encoding does (docs/design.md §18, "Writing a segment").
+ * several times what the lines' own encoding does (docs/design.md §18, "Snapshots").
  * @param lines the rest's lines, the first opening with the comma after the checksum
  */
 export function sealLines(format: string, lines: readonly string[]): Buffer {

@@ -133,9 +133,9 @@ export class LowdbStore implements Store {
         // Records of loaded segments are copied: records are JSON (that is what the files
         // hold), and one JSON round trip of them all costs a fraction of a structuredClone
         // per record. Those parsed from a file for this page are already the caller's own.
-        const shared = page.items.flatMap((item) =>
-          item instanceof ReadFromFile ? [] : [item.record],
-        );
+        const shared: T[] = [];
+        for (const item of page.items)
+          if (!(item instanceof ReadFromFile)) shared.push(item.record);
         const copies = shared.length > 0 ? (JSON.parse(JSON.stringify(shared)) as T[]) : [];
         let next = 0;
         const items = page.items.map((item) => ({

@@ -67,7 +67,7 @@ async function cosmosTarget(): Promise<Target> {
       COSMOS_DATABASE: "payments",
       COSMOS_ENDPOINT_DISCOVERY: "0",
       AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString,
-      // The restarted instance finishes soon what the killed one left half done (§13).
+      // The restarted instance finishes soon what the killed one left half done (docs/design.md §13).
       COSMOS_RECOVERY_INTERVAL_MS: "1000",
       COSMOS_INTENT_GRACE_MS: "2000",
       LOG_LEVEL: "error",

@@ -83,10 +83,13 @@ export async function readPage<T extends StoreRecord>(
 export class ReadFromFile<T extends StoreRecord = StoreRecord> implements Stored<T> {
   readonly record: T;
   readonly etag: string;
+  /** The record's JSON text as its line holds it, when read line by line (`lineAt`). */
+  readonly json: string | undefined;
 
-  constructor(entry: Entry) {
+  constructor(entry: Entry, json?: string) {
     this.record = entry.record as T;
     this.etag = entry.etag;
+    this.json = json;
   }
 }
 
@@ -128,8 +131,8 @@ function readLines<T extends StoreRecord>(
     }
     const end = Math.min(candidates.length, next + Math.max(16, want - found.length));
     for (; next < end; next++) {
-      const entry = snapshot.entryAt((candidates[next] as { line: number }).line);
-      if (entry) found.push(new ReadFromFile<T>(entry));
+      const read = snapshot.lineAt((candidates[next] as { line: number }).line);
+      if (read) found.push(new ReadFromFile<T>(read.entry, read.json));
     }
     // Fewer than the probe wants, filtered or not: nothing is decided by their order yet
     // (the caller and the final `evaluateQuery` filter them), so they need no sort now.

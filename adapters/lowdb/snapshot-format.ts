@@ -174,15 +174,27 @@ export class SegmentSnapshot {
     return found;
   }
 
-  /** The entry on record line `line` (from `candidates`), or `undefined` if outside the range. */
-  entryAt(line: number): Entry | undefined {
-    return this.#entryAt(line);
+  /**
+   * The entry on record line `line` (from `candidates`) with its record's JSON text as the
+   * line holds it, or `undefined` if outside the range.
+   */
+  lineAt(line: number): { entry: Entry; json: string | undefined } | undefined {
+    const text = this.#textAt(line);
+    const entry = this.#entryOf(text, line);
+    return entry && { entry, json: recordJson(text, entry.etag) };
   }
 
   #entryAt(line: number): Entry | undefined {
+    return this.#entryOf(this.#textAt(line), line);
+  }
+
+  #textAt(line: number): string {
     if (!this.#current()) throw new Error(`${this.#path}: its snapshot's bytes were reused`);
     const start = this.#starts[line] as number;
-    const text = this.#bytes.toString("utf8", start, (this.#starts[line + 1] as number) - 1);
+    return this.#bytes.toString("utf8", start, (this.#starts[line + 1] as number) - 1);
+  }
+
+  #entryOf(text: string, line: number): Entry | undefined {
     const entry = parse(text, this.#path, line + 2) as Partial<Entry> | null;
     const id = entry?.record?.id;
     if (typeof entry?.etag !== "string" || typeof id !== "string") {
@@ -190,6 +202,21 @@ export class SegmentSnapshot {
     }
     return inRange(id, this.#range) ? (entry as Entry) : undefined;
   }
+}
+
+const RECORD_OPENING = '{"record":';
+
+/**
+ * The record's part of a record line, `undefined` unless the line is laid out as
+ * `encodeSegment` writes it, `JSON.stringify({ record, etag })`: then the part between the
+ * opening and the etag is what `JSON.stringify(record)` writes, since parsing and writing
+ * again gives back the same text (keys in the same order, numbers and escapes written the
+ * one way `JSON.stringify` writes them).
+ */
+function recordJson(text: string, etag: string): string | undefined {
+  const closing = `,"etag":${JSON.stringify(etag)}}`;
+  if (!text.startsWith(RECORD_OPENING) || !text.endsWith(closing)) return undefined;
+  return text.slice(RECORD_OPENING.length, text.length - closing.length);
 }
 
 function parse(text: string, path: string, line?: number): unknown {

@@ -138,10 +138,13 @@ export class LowdbStore implements Store {
           if (!(item instanceof ReadFromFile)) shared.push(item.record);
         const copies = shared.length > 0 ? (JSON.parse(JSON.stringify(shared)) as T[]) : [];
         let next = 0;
-        const items = page.items.map((item) => ({
-          record: item instanceof ReadFromFile ? item.record : (copies[next++] as T),
-          etag: item.etag,
-        }));
+        // A record parsed from its line comes with the line's text of it (`Stored.json`).
+        const items = page.items.map((item): Stored<T> => {
+          if (!(item instanceof ReadFromFile))
+            return { record: copies[next++] as T, etag: item.etag };
+          const { record, etag, json } = item;
+          return json === undefined ? { record, etag } : { record, etag, json };
+        });
         return { items, continuation: page.continuation };
       }),
     );

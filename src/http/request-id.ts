@@ -1,3 +1,5 @@
+import { answerJson } from "../kernel/json-texts.ts";
+
 /**
  * Request ids: each request gets one, written on its log lines and echoed in the
  * `X-Request-Id` response header, so that a client's report can be matched to the logs.
@@ -42,7 +44,7 @@ export function jsonWithRequestId(
   const headers = extra
     ? { "content-type": jsonType, ...extra, "x-request-id": id }
     : { "content-type": jsonType, "x-request-id": id };
-  const response = new Response(JSON.stringify(body), { status, headers });
+  const response = new Response(answerJson(body), { status, headers });
   (response as Marked)[identified] = true;
   return response;
 }

@@ -201,6 +201,13 @@ export interface Stored<T> {
   record: T;
   /** Opaque version tag; changes on every write of the record. */
   etag: string;
+  /**
+   * The record's JSON text, exactly what `JSON.stringify(record)` writes, when the store has
+   * it at hand anyway (a `query` item a store just parsed from it): a caller that only
+   * serializes the record unchanged may copy the text instead. Never required; absent from
+   * `get` and from every write's answer.
+   */
+  json?: string;
 }
 
 /** Options of conditional writes. */

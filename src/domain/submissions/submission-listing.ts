@@ -1,3 +1,4 @@
+import { withJsonTexts } from "../../kernel/json-texts.ts";
 import type { Condition } from "../../ports/store.ts";
 import { containerQuery } from "../attachments/signed-links.ts";
 import { type AuditSource, appendAudit } from "../audit/index.ts";
@@ -47,20 +48,30 @@ export async function listSubmissions(
     limit: options.batchSize,
     continuation: options.continuationToken ?? null,
   });
-  const submissions = page.items.map(({ record }) => record);
+  const submissions: SubmissionRecord[] = [];
+  const results: ReturnType<typeof ownedPublicSubmission>[] = [];
+  // A result that is the stored record itself is written from the store's text of it.
+  const texts: (string | undefined)[] = [];
+  for (const { record, json } of page.items) {
+    submissions.push(record);
+    // The store's answer is this call's own (`Store.query`), and the answer only reads it.
+    const shown = ownedPublicSubmission(record);
+    results.push(shown);
+    texts.push(shown === record ? json : undefined);
+  }
   const attachments = await attachmentsOf(ctx, access, submissions);
   const container_sas_uri = ctx.blobs ? await containerQuery(ctx, formId) : "";
   const ids = submissions.map((submission) => submission.id);
   await appendAudit(ctx, formId, source, "submissions_listed", ids, ids.length);
-  return {
+  const answer = {
     ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
-    // The store's answer is this call's own (`Store.query`), and the answer only reads it.
-    results: submissions.map(ownedPublicSubmission),
+    results,
     attachments: attachments.map(attachmentView),
     granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
     container_sas_uri,
     continuation_token: page.continuation,
   };
+  return withJsonTexts(answer, { results: texts });
 }
 
 /** S5's filters as store conditions: every search word, and the date window. */

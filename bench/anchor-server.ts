@@ -14,6 +14,9 @@ import { root } from "./standalone-process.ts";
 /** The anchor's server script, relative to the project folder (for `startServer`). */
 export const anchorScript = "bench/anchor/server.js";
 
+/** The anchor's floor: Fastify doing only the JSON of S2 and S5 (`bench/anchor/bare.js`). */
+export const bareAnchorScript = "bench/anchor/bare.js";
+
 const folder = join(root, "bench/anchor");
 
 /** Installs the anchor's dependencies from its lockfile unless they are there. */

@@ -83,26 +83,29 @@ export async function seedForm(count: number): Promise<SeededForm> {
   }
 }
 
+/** The `n`th submission the benches seed, made at `ms` (UNIX milliseconds). */
+export function benchSubmission(formId: string, n: number, ms: number) {
+  return {
+    id: v7({ msecs: ms }),
+    form_id: formId,
+    stale_form_name: "Bench",
+    created_by_verified_email_address: "",
+    created_by_device: { client_ip_address: "", client_ip_country_code: "" },
+    form_fields: [{ unique_system_name: "name_1", submitted_value: `Person ${n}` }],
+    search_words: ["person", String(n)],
+    is_draft_submission: false,
+    created_date_utc: new Date(ms).toISOString(),
+    modified_date_utc: "0001-01-01T00:00:00",
+  };
+}
+
 /** Writes `count` submissions of the form (concurrent creates, batches of 500). */
 async function addSubmissions(store: Store, formId: string, count: number): Promise<number> {
   const start = Date.now() - count;
   for (let done = 0; done < count; done += 500) {
     const batch = Array.from({ length: Math.min(500, count - done) }, (_, i) => done + i);
     await Promise.all(
-      batch.map((n) =>
-        store.create("submissions", formId, {
-          id: v7({ msecs: start + n }),
-          form_id: formId,
-          stale_form_name: "Bench",
-          created_by_verified_email_address: "",
-          created_by_device: { client_ip_address: "", client_ip_country_code: "" },
-          form_fields: [{ unique_system_name: "name_1", submitted_value: `Person ${n}` }],
-          search_words: ["person", String(n)],
-          is_draft_submission: false,
-          created_date_utc: new Date(start + n).toISOString(),
-          modified_date_utc: "0001-01-01T00:00:00",
-        }),
-      ),
+      batch.map((n) => store.create("submissions", formId, benchSubmission(formId, n, start + n))),
     );
   }
   const counter = { id: formId, counts: { submissions: count } };

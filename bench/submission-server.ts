@@ -11,11 +11,16 @@
  * `BENCH_BUSY_US=n` makes the bare handler spend n µs of CPU on each request, as a form
  * service's own work would: a diagnostic of how much work a ratio to the bare handler leaves
  * room for (request-path.bench.ts).
+ * `BENCH_PAGE` names a JSON file of records that the bare handler answers, as S5's
+ * `results`, on `GET /api/restricted/form/:formId/submissions`: each parsed from its text
+ * and the answer written with `JSON.stringify`, the JSON any server answering such a page
+ * does, with no store and no authentication (the floor of an S5 page, versus-anchor).
  * Its heap grows as the standalone server's does (`HEAP_GROWING_PERCENT`, default 50), and
  * `startServer` gives it `npm start`'s Node flags, so that what it holds in memory is what
  * `npm start` would (docs/design.md §22).
  * Prints `listening on http://…` when ready; stops on SIGTERM once pending writes are done.
  */
+import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
 import { Router } from "itty-router";
 import { v7 } from "uuid";
@@ -45,7 +50,27 @@ function bareHandler(busyMicroseconds: number): { fetch: Handler; close(): Promi
       actionSuccessful: true,
     });
   });
+  const page = process.env.BENCH_PAGE;
+  if (page) {
+    const texts = (JSON.parse(readFileSync(page, "utf8")) as unknown[]).map((record) =>
+      JSON.stringify(record),
+    );
+    router.get("/api/restricted/form/:formId/submissions", () =>
+      Response.json(bareAnswer(texts.map((text) => JSON.parse(text)))),
+    );
+  }
   return { fetch: (request) => router.fetch(request), close: async () => {} };
+}
+
+/** S5's answer around `results`, as the bare page of `bench/anchor/bare.js` writes it. */
+function bareAnswer(results: unknown[]) {
+  return {
+    results,
+    attachments: [],
+    granted_form_roles: ["has_reporting_full"],
+    container_sas_uri: "",
+    continuation_token: null,
+  };
 }
 
 /** Keeps this thread busy for `microseconds`, as handling a post would. */

@@ -19,20 +19,36 @@
  *   `store-memory.bench.ts`) is shown beside them, and the anchor, which runs as
  *   `node server.js`, once more with our flags, to show what the flags alone are worth;
  * - the bare itty-router JSON handler of `submission-server.ts`, served the same way: the
- *   floor of the request path on this machine, without a goal.
+ *   floor of the request path on this machine, without a goal; beside it, calibration rows
+ *   that show what room a goal leaves: the same handler with 50 µs of CPU added to each S2,
+ *   the same bare S2 on Fastify (`bench/anchor/bare.js`), and a bare S5 page on each stack
+ *   (100 records parsed from their texts and answered with `JSON.stringify`, no store and
+ *   no authentication).
  * Run: `node --conditions=formwork-source --import tsx bench/versus-anchor.bench.ts`
  * (`npm run bench` runs it). `BENCH_S2_COUNT` sets the fixed count (100,000), `BENCH_ROUNDS`
  * the rounds (3).
  */
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v7 } from "uuid";
-import { anchorScript, installAnchor, type SeededAnchor, seedAnchor } from "./anchor-server.ts";
+import {
+  anchorScript,
+  bareAnchorScript,
+  installAnchor,
+  type SeededAnchor,
+  seedAnchor,
+} from "./anchor-server.ts";
 import { compileScript } from "./compiled-server.ts";
 import { cpuSeconds, loadFrom, pinLoadToOwnCore } from "./pinned-load.ts";
 import { residentMiB } from "./resident-memory.ts";
-import { adminSecret, createBenchForm, type SeededForm, seedForm } from "./seeded-form.ts";
+import {
+  adminSecret,
+  benchSubmission,
+  createBenchForm,
+  type SeededForm,
+  seedForm,
+} from "./seeded-form.ts";
 import {
   compiledServer,
   freePort,
@@ -67,6 +83,12 @@ installAnchor();
 const pins = pinLoadToOwnCore();
 const compiled = await compileScript("bench/submission-server.ts");
 const scratch = await mkdtemp(join(tmpdir(), "formwork-anchor-"));
+/** The records the bare S5 pages answer: 100 shaped as the seeded submissions. */
+const barePage = join(scratch, "bare-page.json");
+await writeFile(
+  barePage,
+  JSON.stringify(Array.from({ length: 100 }, (_, n) => benchSubmission(v7(), n, Date.now() + n))),
+);
 
 /**
  * A server to measure: what `startServer` takes (its Node flags, `npm start`'s unless
@@ -160,6 +182,20 @@ function anchor(db: SeededAnchor, synchronous: "NORMAL" | "FULL"): Case {
   return { env, script: anchorScript, flags: [], formId: db.formId };
 }
 
+/** The bare handler (`BENCH_BUSY_US` of CPU added to each S2), answering the bare page. */
+function bare(busyMicroseconds = 0): Case {
+  const env = { BENCH_HANDLER: "bare", BENCH_PAGE: barePage };
+  return formwork({ ...env, BENCH_BUSY_US: String(busyMicroseconds) }, v7());
+}
+
+/** The same bare S2 and S5 page on Fastify (`bench/anchor/bare.js`), run as the anchor is. */
+const bareFastify: Case = {
+  env: { BENCH_PAGE: barePage },
+  script: bareAnchorScript,
+  flags: [],
+  formId: v7(),
+};
+
 /**
  * A fresh store each time: the memory store, an empty lowdb folder (both on the bench
  * server, as the S2 rates), an empty database, the bare handler, and `npm start`'s server
@@ -178,7 +214,7 @@ const fresh = {
     ...anchor(await seedAnchor(join(scratch, `${v7()}.db`)), "NORMAL"),
     flags: npmStartFlags,
   }),
-  bare: async () => formwork({ BENCH_HANDLER: "bare" }, v7()),
+  bare: async () => bare(),
   "npm start": async (): Promise<Case> => ({
     env: {
       DATA_DIR: await mkdtemp(join(scratch, "standalone-")),
@@ -280,6 +316,28 @@ const rows: Row[] = [
     digits: 1,
   },
   { figure: "calibration: S2 req/s, bare itty-router handler", ours: "S2 bare" },
+  {
+    figure: "calibration: S2 req/s, bare handler + 50 µs of CPU per post",
+    ours: "S2 bare+50",
+    theirs: "S2 NORMAL",
+  },
+  {
+    figure: "calibration: S2 req/s, bare Fastify handler",
+    ours: "S2 bare Fastify",
+    theirs: "S2 NORMAL",
+  },
+  {
+    figure: "calibration: S5 p50 ms, bare page (parse 100, answer), itty-router",
+    ours: "S5 bare",
+    theirs: "S5 SQLite",
+    digits: 2,
+  },
+  {
+    figure: "calibration: S5 p50 ms, the same bare page on Fastify",
+    ours: "S5 bare Fastify",
+    theirs: "S5 SQLite",
+    digits: 2,
+  },
   { figure: "calibration: server CPU µs per request, bare handler", ours: "CPU bare", digits: 1 },
 ];
 
@@ -304,7 +362,9 @@ try {
     note("S2 NORMAL", await rateOf(anchor(sqliteWritten, "NORMAL")));
     note("S2 machine", await rateOf(held("machine")));
     note("S2 FULL", await rateOf(anchor(sqliteWritten, "FULL")));
-    note("S2 bare", await rateOf(await fresh.bare()));
+    note("S2 bare", await rateOf(bare()));
+    note("S2 bare+50", await rateOf(bare(50)));
+    note("S2 bare Fastify", await rateOf(bareFastify));
     const listing = formwork(
       { BENCH_HANDLER: "formwork", DATA_DIR: lowdb.directory },
       lowdb.formId,
@@ -315,6 +375,8 @@ try {
     note("S5 SQLite", theirs.p50);
     note("S5 CPU lowdb", ours.cpu);
     note("S5 CPU SQLite", theirs.cpu);
+    note("S5 bare", (await pages(bare(), {}, lowdb.firstMs)).p50);
+    note("S5 bare Fastify", (await pages(bareFastify, {}, lowdb.firstMs)).p50);
     for (const [name, make] of Object.entries(fresh)) {
       const cost = await costOf(await make());
       note(`CPU ${name}`, cost.cpu);

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { CheckedFiles } from "./checked-files.ts";
 import { Manifest, type ManifestEntry } from "./manifest.ts";
 import type { Partition } from "./partition.ts";
 import type { SegmentCache } from "./segment-cache.ts";
@@ -13,22 +14,28 @@ import type { SegmentSnapshot } from "./snapshot-format.ts";
 export class PartitionView {
   readonly #folder: string;
   readonly #cache: SegmentCache<Partition>;
+  readonly #checkedFiles: CheckedFiles;
   readonly #owner: Partition;
   readonly #orderFields: readonly string[];
   readonly #loaded = new Map<string, Segment>();
   #manifest: Manifest | undefined;
   #epoch = 0;
 
-  /** @param orderFields the fields segment files index, for `readPage` */
+  /**
+   * @param held the store's bounds: on loaded segments, and on what checking segment files
+   *   found, which pages reuse (`snapshotAt`)
+   * @param orderFields the fields segment files index, for `readPage`
+   */
   constructor(
     folder: string,
-    cache: SegmentCache<Partition>,
+    held: { segments: SegmentCache<Partition>; checkedFiles: CheckedFiles },
     owner: Partition,
     orderFields: readonly string[],
   ) {
     this.#folder = folder;
     this.#orderFields = orderFields;
-    this.#cache = cache;
+    this.#cache = held.segments;
+    this.#checkedFiles = held.checkedFiles;
     this.#owner = owner;
   }
 
@@ -123,12 +130,14 @@ export class PartitionView {
   /**
    * The file of the segment at `index`, read but neither loaded nor cached: a page reads a
    * segment that is not loaded this way, parsing only the lines it needs. Only for a segment
-   * that is not loaded (a loaded one may hold changes its file does not). Use it at once,
-   * before anything awaited (see `readSnapshot`).
+   * that is not loaded (a loaded one may hold changes its file does not). Its checksum is
+   * checked once while the file stays unchanged (`CheckedFiles`). Use it at once, before
+   * anything awaited (see `readSnapshot`).
    */
   snapshotAt(manifest: Manifest, index: number): SegmentSnapshot {
     const file = (manifest.entries[index] as ManifestEntry).file;
-    return readSnapshot(join(this.#folder, file), manifest.rangeOf(index));
+    const path = join(this.#folder, file);
+    return readSnapshot(path, manifest.rangeOf(index), this.#checkedFiles);
   }
 
   /**

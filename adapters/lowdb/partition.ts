@@ -1,3 +1,4 @@
+import type { CheckedFiles } from "./checked-files.ts";
 import { moveAway, removeTree } from "./folders.ts";
 import type { FileGate } from "./gate.ts";
 import type { Journal } from "./journal.ts";
@@ -41,7 +42,7 @@ export class Partition implements SegmentOwner {
   constructor(
     place: PartitionPlace,
     settings: { segmentSize: number; orderFields: readonly string[] },
-    cache: SegmentCache<Partition>,
+    held: { segments: SegmentCache<Partition>; checkedFiles: CheckedFiles },
     journal: Journal,
     gate: FileGate,
   ) {
@@ -52,7 +53,7 @@ export class Partition implements SegmentOwner {
     this.#segmentSize = settings.segmentSize;
     this.#orderFields = settings.orderFields;
     this.#journal = journal;
-    this.view = new PartitionView(place.folder, cache, this, settings.orderFields);
+    this.view = new PartitionView(place.folder, held, this, settings.orderFields);
   }
 
   get idle(): boolean {

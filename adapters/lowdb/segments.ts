@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import type { Scalar, Stored, StoreRecord } from "formwork/ports";
 import { compareValues, etagSource } from "formwork/ports/kit";
 import { Writer } from "steno";
+import type { CheckedFiles } from "./checked-files.ts";
 import { lowdbError } from "./errors.ts";
 import {
   boundValue,
@@ -18,15 +19,26 @@ export { boundValue, type Entry, type IdRange };
 export type Bounds = [Scalar | null, Scalar | null];
 
 /**
- * Reads a segment file without loading it (see `SegmentSnapshot`), checking its checksum;
- * a missing file is an empty segment. The snapshot reads its lines from a buffer the next
+ * Reads a segment file without loading it (see `SegmentSnapshot`), checking its checksum
+ * unless `checked` holds what checking the very same file found (then kept up to date); a
+ * missing file is an empty segment. The snapshot reads its lines from a buffer the next
  * read reuses (see `readBytes`): use it at once, before anything awaited, and then drop it.
  * @throws {SnapshotCorruptError} naming the file when it is damaged
  * @throws naming the file when it cannot be read
  */
-export function readSnapshot(path: string, range: IdRange): SegmentSnapshot {
+export function readSnapshot(
+  path: string,
+  range: IdRange,
+  checked?: CheckedFiles,
+): SegmentSnapshot {
   const read = ++reads;
-  return new SegmentSnapshot(path, range, readBytes(path), () => reads === read);
+  const known = checked?.get(path);
+  const bytes = readBytes(path, known?.size);
+  const snapshot = new SegmentSnapshot(path, range, bytes, () => reads === read, known);
+  if (checked && snapshot.checked && snapshot.checked !== known) {
+    checked.set(path, snapshot.checked);
+  }
+  return snapshot;
 }
 
 /** Reads so far: a snapshot's bytes are those of the latest read only. */
@@ -41,8 +53,10 @@ let reads = 0;
  * kept for the next read rather than a fresh one each time (as `readFileSync` allocates):
  * a fresh buffer of that size each page costs more than the read itself, in allocation
  * and in garbage collections. So the bytes are good only until the next call.
+ * @param expected the file's length when last read, if known: then no `fstat` is needed,
+ *   one byte more is asked for, and only a longer file is read again at its new length
  */
-function readBytes(path: string): Uint8Array | null {
+function readBytes(path: string, expected?: number): Uint8Array | null {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -51,19 +65,27 @@ function readBytes(path: string): Uint8Array | null {
     throw lowdbError(`cannot read ${path}`, cause);
   }
   try {
-    const size = fstatSync(fd).size;
-    if (size > scratch.length && size <= scratchLimit) scratch = new Uint8Array(size);
-    const bytes = size <= scratch.length ? scratch : new Uint8Array(size);
-    let done = 0;
-    for (let read = -1; done < size && read !== 0; done += read) {
-      read = readSync(fd, bytes, done, size - done, done);
+    if (expected !== undefined) {
+      const bytes = readUpTo(fd, expected + 1);
+      if (bytes.length <= expected) return bytes;
     }
-    return bytes.subarray(0, done);
+    return readUpTo(fd, fstatSync(fd).size);
   } catch (cause) {
     throw lowdbError(`cannot read ${path}`, cause);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Up to `size` bytes from the start of `fd`, fewer at its end, into the shared buffer. */
+function readUpTo(fd: number, size: number): Uint8Array {
+  if (size > scratch.length && size <= scratchLimit) scratch = new Uint8Array(size);
+  const bytes = size <= scratch.length ? scratch : new Uint8Array(size);
+  let done = 0;
+  for (let read = -1; done < size && read !== 0; done += read) {
+    read = readSync(fd, bytes, done, size - done, done);
+  }
+  return bytes.subarray(0, done);
 }
 
 /** The buffer segment files are read into; it grows to the largest file up to the limit. */

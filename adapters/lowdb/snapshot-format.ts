@@ -31,11 +31,25 @@ const FORMAT = "formwork-segment/3";
 const UNSEALED = "formwork-segment/2";
 
 /** The first line of a segment file: the format, the record count, the order index. */
-interface Header {
+export interface SegmentHeader {
   format: typeof FORMAT | typeof UNSEALED;
   count: number;
   /** For each order field, its value (`boundValue`) in each record line, in line order. */
   order: Record<string, (Scalar | null)[]>;
+}
+
+/**
+ * What checking a sealed segment file found besides its lines: its length, its first line
+ * (the checksum and the order index among its bytes), that line parsed, and where each
+ * record line starts. Given back to {@link SegmentSnapshot} for the next read of the same
+ * file, it spares that read the checksum, the header's parse and the search for line ends
+ * while the file is unchanged (docs/design.md §18, "Range reads").
+ */
+export interface CheckedLayout {
+  readonly size: number;
+  readonly firstLine: Buffer;
+  readonly header: SegmentHeader;
+  readonly starts: readonly number[];
 }
 
 /**
@@ -50,7 +64,7 @@ export function encodeSegment(
 ): Buffer {
   const ids = [...records.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const entries = ids.map((id) => records.get(id) as Entry);
-  const order: Header["order"] = {};
+  const order: SegmentHeader["order"] = {};
   for (const field of orderFields) order[field] = entries.map((e) => boundValue(e.record, field));
   const lines = [`,${JSON.stringify({ count: entries.length, order }).slice(1)}`];
   for (const entry of entries)
@@ -69,19 +83,24 @@ export class SegmentSnapshot {
   readonly #range: IdRange;
   readonly #bytes: Buffer;
   readonly #current: () => boolean;
-  readonly #header: Header | undefined;
+  readonly #header: SegmentHeader | undefined;
   // Byte offsets where the record lines start, and one past the end of the last.
-  readonly #starts: number[] = [];
+  readonly #starts: readonly number[] = [];
   readonly #eager: Map<string, Entry> | undefined;
   /** Whether the file is in the older single-JSON format (rewrite it in the line format). */
   readonly legacy: boolean = false;
   /** Whether the file carries a checksum (it was checked): not so in the older formats. */
   readonly sealed: boolean = false;
+  /** What checking the file found, when it is sealed: pass it as `known` to read it again. */
+  readonly checked: CheckedLayout | undefined;
 
   /**
    * @param bytes the file's content, `null` for a missing file (an empty segment)
    * @param current whether `bytes` still hold the file: a reader that lends a buffer it
    *   reuses says so, and lines are then read only while it does (else a bug: it throws)
+   * @param known what an earlier snapshot of the same path had `checked`: when `bytes` are
+   *   as long and open with the very same first line, the file is taken as the one checked
+   *   then and is not checked again (a rewrite changes the first line: its checksum)
    * @throws {SnapshotCorruptError} naming the file when it fails its checksum, is cut
    *   short, or is not a segment file
    */
@@ -90,6 +109,7 @@ export class SegmentSnapshot {
     range: IdRange,
     bytes: Uint8Array | null,
     current: () => boolean = () => true,
+    known?: CheckedLayout,
   ) {
     this.#path = path;
     this.#range = range;
@@ -101,6 +121,13 @@ export class SegmentSnapshot {
     }
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.#bytes = buffer;
+    if (known && unchanged(buffer, known)) {
+      this.#header = known.header;
+      this.#starts = known.starts;
+      this.sealed = true;
+      this.checked = known;
+      return;
+    }
     const seal = checkSeal(buffer, FORMAT);
     if (typeof seal === "object") throw new SnapshotCorruptError(path, seal.mismatch);
     const end = buffer.indexOf(0x0a);
@@ -109,21 +136,23 @@ export class SegmentSnapshot {
       this.legacy = true;
       return;
     }
-    const header = parse(buffer.toString("utf8", 0, end), path) as Partial<Header> | null;
+    const header = parse(buffer.toString("utf8", 0, end), path) as Partial<SegmentHeader> | null;
     if (typeof header?.count !== "number" || typeof header.order !== "object" || !header.order) {
       throw new SnapshotCorruptError(path, "it is not a segment file");
     }
     // Newlines are found in the bytes: in UTF-8 no byte of another character is 0x0a.
+    const starts: number[] = [];
     let at = end + 1;
     while (at < buffer.length) {
-      this.#starts.push(at);
+      starts.push(at);
       const next = buffer.indexOf(0x0a, at);
       if (next < 0) break;
       at = next + 1;
     }
-    this.#starts.push(buffer.length);
-    if (this.#starts.length - 1 !== header.count || buffer[buffer.length - 1] !== 0x0a) {
-      const lines = `${this.#starts.length - 1} of ${header.count} lines`;
+    starts.push(buffer.length);
+    this.#starts = starts;
+    if (starts.length - 1 !== header.count || buffer[buffer.length - 1] !== 0x0a) {
+      const lines = `${starts.length - 1} of ${header.count} lines`;
       throw new SnapshotCorruptError(path, `it is cut short: ${lines}`);
     }
     for (const values of Object.values(header.order)) {
@@ -131,8 +160,13 @@ export class SegmentSnapshot {
         throw new SnapshotCorruptError(path, "its order index is malformed");
       }
     }
-    this.#header = header as Header;
+    this.#header = header as SegmentHeader;
     this.sealed = seal === "intact";
+    if (this.sealed) {
+      // A copy: `buffer` may be a reader's, reused by its next read.
+      const firstLine = Buffer.from(buffer.subarray(0, end + 1));
+      this.checked = { size: buffer.length, firstLine, header: this.#header, starts };
+    }
   }
 
   /** The fields the header's order index covers (none in the older single-JSON format). */
@@ -202,6 +236,12 @@ export class SegmentSnapshot {
     }
     return inRange(id, this.#range) ? (entry as Entry) : undefined;
   }
+}
+
+/** Whether `bytes` are as long as the file `known` was checked from, with its first line. */
+function unchanged(bytes: Buffer, known: CheckedLayout): boolean {
+  const line = known.firstLine;
+  return bytes.length === known.size && bytes.compare(line, 0, line.length, 0, line.length) === 0;
 }
 
 const RECORD_OPENING = '{"record":';

@@ -14,6 +14,7 @@ import {
 import { copyRecord, type PartitionPlace, scanPartitions } from "formwork/ports/kit";
 import { type BackupFiles, backupInto } from "./backup.ts";
 import { runBatch } from "./batch.ts";
+import { CheckedFiles } from "./checked-files.ts";
 import { Compactor } from "./compactor.ts";
 import { lowdbError, SnapshotCorruptError } from "./errors.ts";
 import { decodeName, partitionFolder } from "./file-names.ts";
@@ -22,7 +23,7 @@ import { type Durability, Journal } from "./journal.ts";
 import type { JournalEntry } from "./journal-entries.ts";
 import { listJournals, readJournal } from "./journal-files.ts";
 import { lockDirectory } from "./lock.ts";
-import { Partition } from "./partition.ts";
+import { Partition, type PartitionPlace as Place } from "./partition.ts";
 import { nameFromRecords, partitionFolders } from "./partition-names.ts";
 import { ReadFromFile, readPage } from "./range-query.ts";
 import { SegmentCache } from "./segment-cache.ts";
@@ -33,6 +34,7 @@ export interface LowdbSettings {
   directory: string;
   segmentSize: number;
   maxLoadedSegments: number;
+  maxCheckedFiles: number;
   orderFields: readonly string[];
   durability: Durability;
   journalBytes: number;
@@ -59,6 +61,7 @@ export class LowdbStore implements Store {
    */
   readonly #folders = new Map<string, string>();
   readonly #cache: SegmentCache<Partition>;
+  readonly #checked: CheckedFiles;
   // Partitions with no segment loaded, kept for their manifest (pages read segment files
   // without loading them), least recently used first; at most `KEPT_MANIFESTS` of them.
   readonly #unloaded = new Map<string, Partition>();
@@ -71,6 +74,7 @@ export class LowdbStore implements Store {
   constructor(settings: LowdbSettings) {
     this.#settings = settings;
     this.#cache = new SegmentCache<Partition>(settings.maxLoadedSegments, (p) => this.#forget(p));
+    this.#checked = new CheckedFiles(settings.maxCheckedFiles);
   }
 
   /**
@@ -334,10 +338,15 @@ export class LowdbStore implements Store {
     let partition = this.#partitions.get(folder);
     if (!partition) {
       const place = { collection, name, folder };
-      partition = new Partition(place, this.#settings, this.#cache, journal, this.#gate);
+      partition = this.#partition(place, journal);
       this.#partitions.set(folder, partition);
     }
     return partition;
+  }
+
+  #partition(place: Place, journal: Journal): Partition {
+    const held = { segments: this.#cache, checkedFiles: this.#checked };
+    return new Partition(place, this.#settings, held, journal, this.#gate);
   }
 
   /** Names a shortened folder written before name files from its records (`nameFromRecords`). */
@@ -347,7 +356,7 @@ export class LowdbStore implements Store {
     const { journal } = await this.#open();
     // Read under a name of its own: the real one is what this finds out.
     const place = { collection, name: `\u0000${folder}`, folder };
-    const partition = new Partition(place, this.#settings, this.#cache, journal, this.#gate);
+    const partition = this.#partition(place, journal);
     const records = await partition.run(async () =>
       (await partition.view.allSegments()).flatMap((s) => [...s.records.values()]),
     );

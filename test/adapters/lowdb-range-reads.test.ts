@@ -161,6 +161,35 @@ describe("lowdb store range reads", () => {
     await store.close();
   });
 
+  it("reads from its file a segment compaction rewrote after a page had read and checked it", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
+    temporary.push(directory);
+    const all = rows(0);
+    const options = { segmentSize: 10, maxLoadedSegments: 2, journalBytes: 300 };
+    let store = createLowdbStore({ directory, ...options });
+    for (const row of all) await store.create("s", "f", row);
+    await store.close();
+    store = createLowdbStore({ directory, ...options });
+    const query: Query = { orderBy: { field: "created_date_utc" } };
+    assert.deepEqual(recordsOf(await store.query<Row>("s", "f", query)), reference(all, query));
+    // Row 45's segment is loaded, changed, then written by compaction (the journal passes
+    // `journalBytes`), and dropped again for others: the next page reads its new file.
+    const compactions = store.stats().compactions;
+    const changed = { ...(all[45] as Row), n: -1 };
+    for (let n = 0; n < 3; n++) await store.replace("s", "f", { ...changed, n: n - 3 });
+    for (let round = 0; store.stats().compactions === compactions; round++) {
+      assert.ok(round < 200, "no compaction");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    for (const n of [5, 105, 205]) await store.get("s", "f", (all[n] as Row).id);
+    const now = all.map((row) => (row.id === changed.id ? changed : row));
+    const page = await store.query<Row>("s", "f", query);
+    assert.deepEqual(recordsOf(page), reference(now, query));
+    const item = page.items.find(({ record }) => record.id === changed.id);
+    assert.equal(item?.json, JSON.stringify(changed), "read from its file");
+    await store.close();
+  });
+
   it("never reads a segment outside the page's window", async () => {
     const directory = await mkdtemp(join(tmpdir(), "formwork-lowdb-range-"));
     temporary.push(directory);

@@ -1,0 +1,38 @@
+import type { CheckedLayout } from "./snapshot-format.ts";
+
+/**
+ * What checking each segment file found (`CheckedLayout`), by path, for the pages that read
+ * files of segments that are not loaded: the least recently used are forgotten beyond `max`
+ * (docs/design.md §18, "Range reads"). A layout is only ever used for a file that still
+ * opens with the same first line, so a forgotten or stale one costs a check, nothing else.
+ */
+export class CheckedFiles {
+  readonly #max: number;
+  // A Map iterates in insertion order, so re-inserting on use keeps the oldest first.
+  readonly #layouts = new Map<string, CheckedLayout>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(path: string): CheckedLayout | undefined {
+    const layout = this.#layouts.get(path);
+    if (layout) {
+      this.#layouts.delete(path);
+      this.#layouts.set(path, layout);
+    }
+    return layout;
+  }
+
+  set(path: string, layout: CheckedLayout): void {
+    this.#layouts.delete(path);
+    this.#layouts.set(path, layout);
+    if (this.#layouts.size <= this.#max) return;
+    const oldest = this.#layouts.keys().next();
+    if (!oldest.done) this.#layouts.delete(oldest.value);
+  }
+
+  get size(): number {
+    return this.#layouts.size;
+  }
+}

@@ -83,7 +83,11 @@ export async function seedForm(count: number): Promise<SeededForm> {
   }
 }
 
-/** The `n`th submission the benches seed, made at `ms` (UNIX milliseconds). */
+/**
+ * The `n`th submission the benches seed, made at `ms` (UNIX milliseconds): the record S2
+ * writes for a post of `name_1` (its fields in S2's order, with no inventory taken and no
+ * file held), as `test/submissions/record-layout.test.ts` checks.
+ */
 export function benchSubmission(formId: string, n: number, ms: number) {
   return {
     id: v7({ msecs: ms }),
@@ -96,6 +100,8 @@ export function benchSubmission(formId: string, n: number, ms: number) {
     is_draft_submission: false,
     created_date_utc: new Date(ms).toISOString(),
     modified_date_utc: "0001-01-01T00:00:00",
+    inventory_taken: [],
+    attachments_held: [],
   };
 }
 

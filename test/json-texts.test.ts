@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { answerJson, withJsonTexts } from "../src/kernel/json-texts.ts";
+import {
+  answerJson,
+  idOfJson,
+  withJsonTexts,
+  withLazyJsonArray,
+} from "../src/kernel/json-texts.ts";
 
 describe("answers written from the store's texts", () => {
   const records = [
@@ -37,6 +42,50 @@ describe("answers written from the store's texts", () => {
     assert.deepEqual(Object.keys(answer), ["results"]);
     assert.deepEqual(answer, { results: records });
     assert.equal(JSON.stringify(answer), answerJson(answer));
+  });
+
+  it("writes a lazy field from its texts without building it, and builds it once when read", () => {
+    let builds = 0;
+    const build = () => {
+      builds++;
+      return records;
+    };
+    const answer = () => ({ results: [] as unknown[], n: 1 });
+    const texts = records.map((record) => JSON.stringify(record));
+    const lazy = withLazyJsonArray(answer(), "results", texts, build);
+    assert.equal(answerJson(lazy), JSON.stringify({ results: records, n: 1 }));
+    assert.equal(builds, 0);
+    // Read: built once, then a plain field as any other.
+    assert.deepEqual(Object.keys(lazy), ["results", "n"]);
+    assert.deepEqual(lazy, { results: records, n: 1 });
+    assert.deepEqual({ ...lazy }, { results: records, n: 1 });
+    assert.equal(builds, 1);
+    assert.equal(Object.getOwnPropertyDescriptor(lazy, "results")?.value, records);
+    assert.equal(answerJson(lazy), JSON.stringify(lazy));
+    // A text missing: written from the built items; a field set is what it holds.
+    const partly = withLazyJsonArray(answer(), "results", [texts[0], undefined], build);
+    assert.equal(answerJson(partly), JSON.stringify({ results: records, n: 1 }));
+    const set = withLazyJsonArray(answer(), "results", texts, build);
+    set.results = ["other"];
+    assert.equal(answerJson(set), JSON.stringify({ results: ["other"], n: 1 }));
+  });
+
+  it("gives every lazy field of a name the one accessor, never functions of its own", () => {
+    const one = withLazyJsonArray({ results: [] }, "results", [], () => []);
+    const two = withLazyJsonArray({ results: [] }, "results", [], () => []);
+    const accessor = (answer: object) => Object.getOwnPropertyDescriptor(answer, "results");
+    assert.ok(accessor(one)?.get);
+    assert.equal(accessor(one)?.get, accessor(two)?.get);
+  });
+
+  it("reads an id first in an object's JSON text, as a string of its own", () => {
+    for (const object of [{ id: "abc", x: "\\" }, { id: "ü€ 😀" }, { id: "" }]) {
+      assert.equal(idOfJson(JSON.stringify(object)), object.id);
+    }
+    for (const object of [{ id: 'a"b' }, { id: "a\\b" }, { x: 1, id: "a" }, { id: 1 }]) {
+      assert.equal(idOfJson(JSON.stringify(object)), undefined, JSON.stringify(object));
+    }
+    assert.equal(idOfJson(undefined), undefined);
   });
 
   it("writes anything else exactly as JSON.stringify", () => {

@@ -1,10 +1,12 @@
 import type { CheckedLayout } from "./snapshot-format.ts";
 
 /**
- * What checking each segment file found (`CheckedLayout`), by path, for the pages that read
- * files of segments that are not loaded: the least recently used are forgotten beyond `max`
- * (docs/design.md §18, "Range reads"). A layout is only ever used for a file that still
- * opens with the same first line, so a forgotten or stale one costs a check, nothing else.
+ * What reading each segment file found (`CheckedLayout`: its header parsed, its line
+ * starts), by path, for the pages that read files of segments that are not loaded: the
+ * least recently used are forgotten beyond `max` (docs/design.md §18, "Range reads"). A
+ * layout is only ever used for a file that is as long and opens with the same first line,
+ * and its checksum is checked all the same, so a forgotten or stale one costs a parse of
+ * the header, nothing else.
  */
 export class CheckedFiles {
   readonly #max: number;

@@ -50,11 +50,11 @@ export interface LowdbStoreOptions {
    */
   maxLoadedSegments?: number;
   /**
-   * How many segment files' checks are remembered: a page reads the files of segments that
-   * are not loaded, and checks each file's checksum and parses its first line (the order
-   * index) once, then again only once the file changed (its first line did, as its
-   * checksum does on every rewrite). About 16 KB each for files of 200 records with one
-   * order field: 8 MB at the default. @default 512
+   * How many segment files' layouts are remembered: a page reads the files of segments that
+   * are not loaded, and parses each file's first line (the order index) and finds its line
+   * starts once, then again only once the file changed (its first line did, as its
+   * checksum does on every rewrite); the checksum is checked on every read. About 16 KB
+   * each for files of 200 records with one order field: 8 MB at the default. @default 512
    */
   maxCheckedFiles?: number;
   /**

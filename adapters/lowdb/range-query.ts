@@ -1,4 +1,4 @@
-import type { Page, Query, Stored, StoreRecord } from "formwork/ports";
+import type { Query, Scalar, Stored, StoreRecord } from "formwork/ports";
 import { compareValues, decodeCursor, evaluateQuery } from "formwork/ports/kit";
 import type { Manifest, ManifestEntry } from "./manifest.ts";
 import type { PartitionView } from "./partition-view.ts";
@@ -30,18 +30,21 @@ interface Span {
 export async function readPage<T extends StoreRecord>(
   view: PartitionView,
   query: Query = {},
-): Promise<Page<T>> {
+): Promise<{ items: PageItem<T>[]; continuation: string | null }> {
   const field = query.orderBy?.field ?? "id";
   const descending = query.orderBy?.direction === "desc";
   const limit = query.limit ?? Number.POSITIVE_INFINITY;
+  // With conditions on the order field alone, a line's id and order value are all the page
+  // needs of it: its record is parsed only when read (`ReadFromFile`).
+  const keyed = (query.where ?? []).every((condition) => condition.field === field);
   const manifest = await view.manifest();
   const [low, high] = windowOf(query, field, descending);
   const spans = spansOf(view, manifest, field, [low, high]);
   spans.sort((a, b) => (descending ? compareEdges(b.max, a.max) : compareEdges(a.min, b.min)));
   const probe: Query = { ...query, limit: limit + 1 };
-  let found: Stored<T>[] = [];
+  let found: Found[] = [];
   for (const span of spans) {
-    const last = found.length > limit ? (found[found.length - 1] as Stored<T>) : undefined;
+    const last = found.length > limit ? (found[found.length - 1] as Found) : undefined;
     if (last) {
       const value = orderValue(last.record, field);
       if (descending ? compareEdges(span.max, value) < 0 : compareEdges(span.min, value) > 0) {
@@ -68,62 +71,88 @@ export async function readPage<T extends StoreRecord>(
       descending,
     );
     found = candidates
-      ? readLines(snapshot, candidates, found, probe, field, descending)
+      ? readLines(snapshot, candidates, found, probe, { field, descending, keyed })
       : withAll(found, fromFile(snapshot.entries().values()), probe);
   }
-  return evaluateQuery(found, query);
+  const page = pageOf(found, query);
+  return {
+    items: page.items.map(({ item }) => item as PageItem<T>),
+    continuation: page.continuation,
+  };
+}
+
+/** An item of a page: an entry of a loaded segment (to copy), or one read from a file. */
+export type PageItem<T extends StoreRecord> = Entry | ReadFromFile<T>;
+
+/**
+ * A record a page found, as its order and conditions see it: the record itself, or only
+ * its id and order value (`keyed`), which give the same page and continuation when the
+ * conditions are on the order field alone. `item` is what the page answers.
+ */
+class Found implements Stored<StoreRecord> {
+  readonly record: StoreRecord;
+  readonly etag = "";
+  readonly item: PageItem<StoreRecord>;
+
+  constructor(record: StoreRecord, item: PageItem<StoreRecord>) {
+    this.record = record;
+    this.item = item;
+  }
 }
 
 /**
- * An entry a page parsed from a segment file that is not loaded: no one else holds its
+ * An entry a page read from a segment file that is not loaded: no one else holds its
  * record, so the store hands it out as it is instead of copying it. A class rather than a
  * mark kept aside: telling it apart is a map check, where a `WeakSet` entry per record cost
- * as much as a tenth of a page.
+ * as much as a tenth of a page. A line read unparsed (`SegmentSnapshot.textAt`) has no
+ * record yet, only its text `json`: the store hands it out to be parsed on first read.
  */
-export class ReadFromFile<T extends StoreRecord = StoreRecord> implements Stored<T> {
-  readonly record: T;
+export class ReadFromFile<T extends StoreRecord = StoreRecord> {
   readonly etag: string;
-  /** The record's JSON text as its line holds it, when read line by line (`lineAt`). */
+  /** The record's JSON text as its line holds it, when read line by line. */
   readonly json: string | undefined;
+  /** The record, parsed; `undefined` for a line read unparsed (then `json` is its text). */
+  readonly record: T | undefined;
 
-  constructor(entry: Entry, json?: string) {
-    this.record = entry.record as T;
-    this.etag = entry.etag;
+  constructor(etag: string, json: string | undefined, record: T | undefined) {
+    this.etag = etag;
     this.json = json;
+    this.record = record;
   }
 }
 
-function* fromFile(entries: Iterable<Entry>): Iterable<Entry> {
-  for (const entry of entries) yield new ReadFromFile(entry);
+function* fromFile(entries: Iterable<Entry>): Iterable<ReadFromFile> {
+  for (const entry of entries) yield new ReadFromFile(entry.etag, undefined, entry.record);
 }
 
 /** The first records of the probe among `found` and every entry of a segment. */
-function withAll<T extends StoreRecord>(
-  found: Stored<T>[],
-  entries: Iterable<Entry>,
-  probe: Query,
-): Stored<T>[] {
-  for (const entry of entries) found.push(entry as Stored<T>);
-  return evaluateQuery(found, probe).items;
+function withAll(found: Found[], entries: Iterable<Entry | ReadFromFile>, probe: Query): Found[] {
+  for (const entry of entries) found.push(new Found(entry.record as StoreRecord, entry));
+  return pageOf(found, probe).items;
+}
+
+/** `evaluateQuery` over what a page found (it hands back the entries it was given). */
+function pageOf(found: Found[], query: Query): { items: Found[]; continuation: string | null } {
+  return evaluateQuery(found, query) as { items: Found[]; continuation: string | null };
 }
 
 /**
  * Adds to `found` the records of a segment file's candidate lines (sorted by the order
- * value), parsing them a page's worth at a time, until the page and one record more are
- * found and the next line's value comes after the last of them.
+ * value), reading them a page's worth at a time, until the page and one record more are
+ * found and the next line's value comes after the last of them. `keyed`: a line is found by
+ * its id and order value, and its record left unparsed where its layout allows.
  */
-function readLines<T extends StoreRecord>(
+function readLines(
   snapshot: SegmentSnapshot,
-  candidates: { line: number; value: Edge }[],
-  found: Stored<T>[],
+  candidates: { line: number; value: Scalar }[],
+  found: Found[],
   probe: Query,
-  field: string,
-  descending: boolean,
-): Stored<T>[] {
+  { field, descending, keyed }: { field: string; descending: boolean; keyed: boolean },
+): Found[] {
   const want = probe.limit as number;
   let next = 0;
   while (next < candidates.length) {
-    const last = found.length >= want ? (found[found.length - 1] as Stored<T>) : undefined;
+    const last = found.length >= want ? (found[found.length - 1] as Found) : undefined;
     if (last) {
       const value = orderValue(last.record, field);
       const after = compareEdges((candidates[next] as { value: Edge }).value, value);
@@ -131,14 +160,31 @@ function readLines<T extends StoreRecord>(
     }
     const end = Math.min(candidates.length, next + Math.max(16, want - found.length));
     for (; next < end; next++) {
-      const read = snapshot.lineAt((candidates[next] as { line: number }).line);
-      if (read) found.push(new ReadFromFile<T>(read.entry, read.json));
+      const { line, value } = candidates[next] as { line: number; value: Scalar };
+      const text = keyed ? snapshot.textAt(line) : null;
+      if (text) {
+        const item = new ReadFromFile(text.etag, text.json, undefined);
+        found.push(new Found(keyOf(text.id, field, value), item));
+        continue;
+      }
+      // Outside the segment's range: a copy a crashed split left.
+      if (text === undefined) continue;
+      const read = snapshot.lineAt(line);
+      if (read) {
+        const { record, etag } = read.entry;
+        found.push(new Found(record, new ReadFromFile(etag, read.json, record)));
+      }
     }
     // Fewer than the probe wants, filtered or not: nothing is decided by their order yet
     // (the caller and the final `evaluateQuery` filter them), so they need no sort now.
-    if (found.length >= want) found = evaluateQuery(found, probe).items;
+    if (found.length >= want) found = pageOf(found, probe).items;
   }
   return found;
+}
+
+/** What the order and the conditions on `field` see of a record: its id and that value. */
+function keyOf(id: string, field: string, value: Scalar): StoreRecord {
+  return field === "id" ? { id } : ({ id, [field]: value } as StoreRecord);
 }
 
 /** The range of the order field a page can come from: range conditions and continuation. */

@@ -39,11 +39,11 @@ export interface SegmentHeader {
 }
 
 /**
- * What checking a sealed segment file found besides its lines: its length, its first line
+ * What reading a sealed segment file found besides its lines: its length, its first line
  * (the checksum and the order index among its bytes), that line parsed, and where each
  * record line starts. Given back to {@link SegmentSnapshot} for the next read of the same
- * file, it spares that read the checksum, the header's parse and the search for line ends
- * while the file is unchanged (docs/design.md §18, "Range reads").
+ * file, it spares that read the header's parse and the search for line ends while the file
+ * is unchanged; the checksum is still checked (docs/design.md §18, "Range reads").
  */
 export interface CheckedLayout {
   readonly size: number;
@@ -79,7 +79,7 @@ export function encodeSegment(
  * are skipped. A file in the older single-JSON format is parsed whole at once.
  */
 export class SegmentSnapshot {
-  readonly #path: string;
+  readonly path: string;
   readonly #range: IdRange;
   readonly #bytes: Buffer;
   readonly #current: () => boolean;
@@ -99,8 +99,8 @@ export class SegmentSnapshot {
    * @param current whether `bytes` still hold the file: a reader that lends a buffer it
    *   reuses says so, and lines are then read only while it does (else a bug: it throws)
    * @param known what an earlier snapshot of the same path had `checked`: when `bytes` are
-   *   as long and open with the very same first line, the file is taken as the one checked
-   *   then and is not checked again (a rewrite changes the first line: its checksum)
+   *   as long, open with the very same first line and match their checksum, they are the
+   *   file read then, and its header and line starts are taken from it
    * @throws {SnapshotCorruptError} naming the file when it fails its checksum, is cut
    *   short, or is not a segment file
    */
@@ -111,7 +111,7 @@ export class SegmentSnapshot {
     current: () => boolean = () => true,
     known?: CheckedLayout,
   ) {
-    this.#path = path;
+    this.path = path;
     this.#range = range;
     this.#current = current;
     if (bytes === null) {
@@ -121,6 +121,9 @@ export class SegmentSnapshot {
     }
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.#bytes = buffer;
+    // The checksum is checked on every read: a page may answer lines' texts unparsed.
+    const seal = checkSeal(buffer, FORMAT);
+    if (typeof seal === "object") throw new SnapshotCorruptError(path, seal.mismatch);
     if (known && unchanged(buffer, known)) {
       this.#header = known.header;
       this.#starts = known.starts;
@@ -128,8 +131,6 @@ export class SegmentSnapshot {
       this.checked = known;
       return;
     }
-    const seal = checkSeal(buffer, FORMAT);
-    if (typeof seal === "object") throw new SnapshotCorruptError(path, seal.mismatch);
     const end = buffer.indexOf(0x0a);
     if (seal === "absent" && (!startsWith(buffer, `{"format":"${UNSEALED}"`) || end < 0)) {
       this.#eager = entriesOf(parse(buffer.toString("utf8"), path), path, range);
@@ -218,21 +219,34 @@ export class SegmentSnapshot {
     return entry && { entry, json: recordJson(text, entry.etag) };
   }
 
+  /**
+   * The record on record line `line` (from `candidates`) as its JSON text, its id and its
+   * etag, read from the line without parsing it, or `undefined` if outside the range; `null`
+   * when the line is not laid out as `encodeSegment` writes it with an id first (then use
+   * `lineAt`). The file was checked whole, so the text is the record `encodeSegment` wrote.
+   */
+  textAt(line: number): { json: string; id: string; etag: string } | undefined | null {
+    const text = this.#textAt(line);
+    const parts = recordParts(text);
+    if (!parts) return null;
+    return inRange(parts.id, this.#range) ? parts : undefined;
+  }
+
   #entryAt(line: number): Entry | undefined {
     return this.#entryOf(this.#textAt(line), line);
   }
 
   #textAt(line: number): string {
-    if (!this.#current()) throw new Error(`${this.#path}: its snapshot's bytes were reused`);
+    if (!this.#current()) throw new Error(`${this.path}: its snapshot's bytes were reused`);
     const start = this.#starts[line] as number;
     return this.#bytes.toString("utf8", start, (this.#starts[line + 1] as number) - 1);
   }
 
   #entryOf(text: string, line: number): Entry | undefined {
-    const entry = parse(text, this.#path, line + 2) as Partial<Entry> | null;
+    const entry = parse(text, this.path, line + 2) as Partial<Entry> | null;
     const id = entry?.record?.id;
     if (typeof entry?.etag !== "string" || typeof id !== "string") {
-      throw new SnapshotCorruptError(this.#path, `line ${line + 2} holds no entry`);
+      throw new SnapshotCorruptError(this.path, `line ${line + 2} holds no entry`);
     }
     return inRange(id, this.#range) ? (entry as Entry) : undefined;
   }
@@ -257,6 +271,37 @@ function recordJson(text: string, etag: string): string | undefined {
   const closing = `,"etag":${JSON.stringify(etag)}}`;
   if (!text.startsWith(RECORD_OPENING) || !text.endsWith(closing)) return undefined;
   return text.slice(RECORD_OPENING.length, text.length - closing.length);
+}
+
+/**
+ * Parses a record's text that `SegmentSnapshot.textAt` gave (a page hands it out unparsed).
+ * @throws {SnapshotCorruptError} when it is not JSON: not as `encodeSegment` wrote it, though
+ *   the file's checksum matched
+ */
+export function parseRecordJson(json: string): StoreRecord {
+  return parse(json, "a segment file read by a page", 0) as StoreRecord;
+}
+
+const ID_OPENING = '{"record":{"id":"';
+const ETAG_OPENING = ',"etag":"';
+
+/**
+ * A record line's parts without parsing it, when it is laid out as `encodeSegment` writes
+ * it for a record whose first field is its `id`: `{"record":{"id":"<id>",…},"etag":"<etag>"}`
+ * with neither string holding an escape (ids and etags are plain text); else `null`. Then
+ * `json` is what `JSON.stringify(record)` writes and `id` is `record.id`: JSON as
+ * `JSON.stringify` writes it has each key once, and a string without a backslash is its own
+ * text.
+ */
+function recordParts(text: string): { json: string; id: string; etag: string } | null {
+  if (!text.startsWith(ID_OPENING) || !text.endsWith('"}')) return null;
+  const idEnd = text.indexOf('"', ID_OPENING.length);
+  const etagStart = text.lastIndexOf(ETAG_OPENING);
+  if (idEnd < 0 || etagStart <= idEnd) return null;
+  const id = text.slice(ID_OPENING.length, idEnd);
+  const etag = text.slice(etagStart + ETAG_OPENING.length, text.length - 2);
+  if (id.includes("\\") || etag.includes("\\") || etag.includes('"')) return null;
+  return { json: text.slice(RECORD_OPENING.length, etagStart), id, etag };
 }
 
 function parse(text: string, path: string, line?: number): unknown {

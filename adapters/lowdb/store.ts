@@ -28,6 +28,7 @@ import { nameFromRecords, partitionFolders } from "./partition-names.ts";
 import { ReadFromFile, readPage } from "./range-query.ts";
 import { SegmentCache } from "./segment-cache.ts";
 import type { Entry } from "./segments.ts";
+import { parseRecordJson } from "./snapshot-format.ts";
 
 /** The settings of a {@link LowdbStore}, defaults applied. */
 export interface LowdbSettings {
@@ -137,16 +138,18 @@ export class LowdbStore implements Store {
         // Records of loaded segments are copied: records are JSON (that is what the files
         // hold), and one JSON round trip of them all costs a fraction of a structuredClone
         // per record. Those parsed from a file for this page are already the caller's own.
-        const shared: T[] = [];
+        const shared: StoreRecord[] = [];
         for (const item of page.items)
           if (!(item instanceof ReadFromFile)) shared.push(item.record);
         const copies = shared.length > 0 ? (JSON.parse(JSON.stringify(shared)) as T[]) : [];
         let next = 0;
-        // A record parsed from its line comes with the line's text of it (`Stored.json`).
+        // A record read from its line comes with the line's text of it (`Stored.json`),
+        // and is parsed on first read when the page did not need to (`ReadFromFile`).
         const items = page.items.map((item): Stored<T> => {
           if (!(item instanceof ReadFromFile))
             return { record: copies[next++] as T, etag: item.etag };
-          const { record, etag, json } = item;
+          const { record, etag, json } = item as ReadFromFile<T>;
+          if (record === undefined) return unparsed<T>(etag, json as string);
           return json === undefined ? { record, etag } : { record, etag, json };
         });
         return { items, continuation: page.continuation };
@@ -384,6 +387,45 @@ export class LowdbStore implements Store {
       if (unused && this.#partitions.get(folder) === partition) this.#partitions.delete(folder);
     }
   }
+}
+
+/**
+ * A plain `Stored` whose record is parsed from `json` on first read of `record` (an own,
+ * enumerable accessor: spread, `JSON.stringify` and comparisons see a record as ever).
+ */
+function unparsed<T>(etag: string, json: string): Stored<T> {
+  const stored = {} as Stored<T>;
+  Object.defineProperty(stored, "record", recordAccessor);
+  stored.etag = etag;
+  stored.json = json;
+  return stored;
+}
+
+/**
+ * The accessor of every unparsed `Stored`'s `record`, one for all: an accessor of functions
+ * made for one object gives V8 a hidden class for that object alone, whose getter keeps
+ * the page's lines alive past collections of the young generation (docs/design.md §18).
+ * The text comes from a file whose checksum matched, as `encodeSegment` wrote it.
+ */
+const recordAccessor: PropertyDescriptor = {
+  get(this: Stored<unknown>) {
+    return settleRecord(this, parseRecordJson(this.json as string));
+  },
+  set(this: object, value: unknown) {
+    settleRecord(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+function settleRecord(stored: object, record: unknown): unknown {
+  Object.defineProperty(stored, "record", {
+    value: record,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  return record;
 }
 
 function copyOut<T>(entry: Entry | undefined): Stored<T> | null {

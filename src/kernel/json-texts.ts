@@ -26,6 +26,70 @@ export function withJsonTexts<A extends object>(
 }
 
 /**
+ * {@link withJsonTexts}, with `answer[key]` built by `build` only when read (then kept as a
+ * plain field): an accessor that `Object.keys`, spread, `JSON.stringify` and comparisons
+ * read as ever, while {@link answerJson} writes it from `texts` without building it when
+ * every item's text is known. For an array whose items cost more to build than to write
+ * from their texts: S5's records, parsed only when read (docs/design.md §18).
+ */
+export function withLazyJsonArray<A extends object, K extends keyof A & string>(
+  answer: A,
+  key: K,
+  texts: readonly (string | undefined)[],
+  build: () => A[K],
+): A {
+  if (!Object.hasOwn(answer, builders)) Object.defineProperty(answer, builders, { value: {} });
+  ((answer as Lazy)[builders] as Record<string, () => unknown>)[key] = build;
+  Object.defineProperty(answer, key, accessorOf(key));
+  return withJsonTexts(answer, { [key]: texts } as {
+    [P in keyof A]?: readonly (string | undefined)[];
+  });
+}
+
+/** Where an answer keeps the builds of its fields not built yet: a field JSON never writes. */
+const builders = Symbol("formwork.lazyFields");
+
+type Lazy = { [builders]?: Record<string, () => unknown> };
+
+/**
+ * The accessor of a field built on first read, one per field name for every answer: an
+ * accessor of functions made for one object gives V8 a hidden class for that object alone,
+ * whose getter keeps the object's young data alive past collections of the young
+ * generation until the next full one (S5's page lines: 4 times the time in collections).
+ */
+function accessorOf(key: string): PropertyDescriptor {
+  let accessor = accessors.get(key);
+  if (!accessor) {
+    accessor = {
+      get(this: Lazy) {
+        const build = this[builders]?.[key] as () => unknown;
+        return settle(this, key, build());
+      },
+      set(this: Lazy, value: unknown) {
+        settle(this, key, value);
+      },
+      enumerable: true,
+      configurable: true,
+    };
+    accessors.set(key, accessor);
+  }
+  return accessor;
+}
+
+const accessors = new Map<string, PropertyDescriptor>();
+
+function settle(answer: Lazy, key: string, value: unknown): unknown {
+  Object.defineProperty(answer, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  delete answer[builders]?.[key];
+  return value;
+}
+
+/**
  * `JSON.stringify(answer)`, the same text, copying the texts {@link withJsonTexts} noted.
  * An array whose length no longer matches its texts is written as usual.
  */
@@ -35,8 +99,12 @@ export function answerJson(answer: unknown): string {
   const fields = answer as Record<string, unknown>;
   const parts: string[] = [];
   for (const key of Object.keys(fields)) {
-    const value = fields[key];
     const known = texts[key];
+    if (known && unbuilt(fields, key) && known.every((text) => text !== undefined)) {
+      parts.push(`${JSON.stringify(key)}:[${known.join(",")}]`);
+      continue;
+    }
+    const value = fields[key];
     const text =
       known && Array.isArray(value) && known.length === value.length
         ? arrayJson(value, known)
@@ -53,4 +121,25 @@ function arrayJson(items: readonly unknown[], known: readonly (string | undefine
     parts.push(known[index] ?? JSON.stringify(items[index]) ?? "null");
   }
   return `[${parts.join(",")}]`;
+}
+
+/** Whether `fields[key]` is still the accessor of {@link withLazyJsonArray}, not built. */
+function unbuilt(fields: object, key: string): boolean {
+  return Object.getOwnPropertyDescriptor(fields, key)?.get !== undefined;
+}
+
+const ID_OPENING = '{"id":"';
+
+/**
+ * The `id` of the object whose `JSON.stringify` text is `json`, read from the text: when it
+ * is the object's first field and a string without escapes (then its text is its value, and
+ * `JSON.stringify` writes each key once); `undefined` otherwise, or when `json` is none.
+ * A string of its own, not a slice of `json`: V8 keeps a slice's whole string alive, and
+ * these ids outlive the texts (S5's audit entry keeps them until compaction).
+ */
+export function idOfJson(json: string | undefined): string | undefined {
+  if (!json?.startsWith(ID_OPENING)) return undefined;
+  const end = json.indexOf('"', ID_OPENING.length);
+  if (end < 0 || json.lastIndexOf("\\", end) >= ID_OPENING.length) return undefined;
+  return JSON.parse(json.slice(ID_OPENING.length - 1, end + 1)) as string;
 }

@@ -203,9 +203,10 @@ export interface Stored<T> {
   etag: string;
   /**
    * The record's JSON text, exactly what `JSON.stringify(record)` writes, when the store has
-   * it at hand anyway (a `query` item a store just parsed from it): a caller that only
-   * serializes the record unchanged may copy the text instead. Never required; absent from
-   * `get` and from every write's answer.
+   * it at hand anyway (a `query` item a store just read it from): a caller that only
+   * serializes the record unchanged may copy the text instead. With it, `record` may be an
+   * accessor that parses the text on first read, so that a caller needing only the text
+   * never builds the record. Never required; absent from `get` and from every write's answer.
    */
   json?: string;
 }

@@ -101,7 +101,11 @@ export function submissionOf(
 ): SubmissionRecord {
   const { created_date_utc: at, modified_date_utc } = createdAt(ctx.now());
   const keys = respondentKeysOf(form, values);
+  // The id first and what S5 leaves out last: a page answers such a record from the store's
+  // text of it, cut before `inventory_taken` when that and `attachments_held` are all the
+  // record holds of it (`publicSubmissionText`, docs/design.md §18).
   return {
+    id,
     form_id: form.id,
     stale_form_name: form.form_configuration.settings.form_name,
     created_by_verified_email_address: caller?.email ?? "",
@@ -109,11 +113,10 @@ export function submissionOf(
     form_fields: values,
     search_words: searchWordsOf(form.form_definition, values),
     is_draft_submission: draft,
+    created_date_utc: at,
+    modified_date_utc,
     inventory_taken: taken,
     attachments_held: claims.map(({ record }) => claimedRecord(record, id, at)),
     ...(keys.length > 0 ? { respondent_keys: keys } : {}),
-    id,
-    created_date_utc: at,
-    modified_date_utc,
   };
 }

@@ -180,6 +180,27 @@ const bookkeeping = [
 type LeftOut = Exclude<keyof SubmissionRecord, keyof ReturnType<typeof publicSubmission>>;
 type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
+/** How a record S2 wrote ends when it holds no inventory and no file (`submissionOf`). */
+const heldNothing = ',"inventory_taken":[],"attachments_held":[]}';
+
+/** A key of a field {@link publicSubmission} leaves out, as `JSON.stringify` writes keys. */
+const bookkeepingKey = new RegExp(`"(?:${bookkeeping.join("|")})":`);
+
+/**
+ * The `JSON.stringify` text of {@link publicSubmission}`(record)`, told from the record's
+ * own text `json` without parsing it, when it ends as S2 writes a record holding no
+ * inventory and no file (`,"inventory_taken":[],"attachments_held":[]}`) and holds no other
+ * field left out before that: then it is the text cut before that ending. `undefined`
+ * otherwise (an older layout, an edit's history, a file held): parse the record.
+ * Exact: a key is written `"<key>":`, which inside a string would be `\"<key>\":`, and no
+ * object nested in a submission has keys of those names.
+ */
+export function publicSubmissionText(json: string): string | undefined {
+  if (!json.endsWith(heldNothing)) return undefined;
+  const kept = json.slice(0, json.length - heldNothing.length);
+  return bookkeepingKey.test(kept) ? undefined : `${kept}}`;
+}
+
 /**
  * {@link publicSubmission} of a record the caller owns and only reads (a page S5 answers):
  * the record itself when it holds none of the fields left out, which copies nothing.

@@ -1,4 +1,4 @@
-import { withJsonTexts } from "../../kernel/json-texts.ts";
+import { idOfJson, withLazyJsonArray } from "../../kernel/json-texts.ts";
 import type { Condition } from "../../ports/store.ts";
 import { containerQuery } from "../attachments/signed-links.ts";
 import { type AuditSource, appendAudit } from "../audit/index.ts";
@@ -9,6 +9,7 @@ import { collections } from "../records/collections.ts";
 import {
   attachmentView,
   ownedPublicSubmission,
+  publicSubmissionText,
   type SubmissionRecord,
 } from "../records/submission-record.ts";
 import { attachmentsOf } from "./submission-reading.ts";
@@ -48,30 +49,33 @@ export async function listSubmissions(
     limit: options.batchSize,
     continuation: options.continuationToken ?? null,
   });
-  const submissions: SubmissionRecord[] = [];
-  const results: ReturnType<typeof ownedPublicSubmission>[] = [];
-  // A result that is the stored record itself is written from the store's text of it.
+  // A result is written from the store's text of its record, cut as `publicSubmissionText`
+  // tells, and a record whose text tells all S5 needs (its id, no file held) is not even
+  // built: a store may parse a record only when it is read (docs/design.md §18).
   const texts: (string | undefined)[] = [];
-  for (const { record, json } of page.items) {
-    submissions.push(record);
-    // The store's answer is this call's own (`Store.query`), and the answer only reads it.
-    const shown = ownedPublicSubmission(record);
-    results.push(shown);
-    texts.push(shown === record ? json : undefined);
+  const ids: string[] = [];
+  const untold: SubmissionRecord[] = [];
+  for (const item of page.items) {
+    const text = item.json === undefined ? undefined : publicSubmissionText(item.json);
+    texts.push(text);
+    if (text === undefined) untold.push(item.record);
+    ids.push(idOfJson(text) ?? item.record.id);
   }
-  const attachments = await attachmentsOf(ctx, access, submissions);
+  // A record told by its text holds no file (`attachments_held` is empty): only the others may.
+  const attachments = untold.length > 0 ? await attachmentsOf(ctx, access, untold) : [];
   const container_sas_uri = ctx.blobs ? await containerQuery(ctx, formId) : "";
-  const ids = submissions.map((submission) => submission.id);
   await appendAudit(ctx, formId, source, "submissions_listed", ids, ids.length);
   const answer = {
     ...(options.includeFormDefinition ? { form_definition: access.form.form_definition } : {}),
-    results,
+    results: [] as ReturnType<typeof ownedPublicSubmission>[],
     attachments: attachments.map(attachmentView),
     granted_form_roles: roleNames.filter((role) => access.roles.has(role)),
     container_sas_uri,
     continuation_token: page.continuation,
   };
-  return withJsonTexts(answer, { results: texts });
+  // The store's answer is this call's own (`Store.query`), and the answer only reads it.
+  const results = () => page.items.map(({ record }) => ownedPublicSubmission(record));
+  return withLazyJsonArray(answer, "results", texts, results);
 }
 
 /** S5's filters as store conditions: every search word, and the date window. */

@@ -79,7 +79,7 @@ export function encodeSegment(
  * are skipped. A file in the older single-JSON format is parsed whole at once.
  */
 export class SegmentSnapshot {
-  readonly path: string;
+  readonly #path: string;
   readonly #range: IdRange;
   readonly #bytes: Buffer;
   readonly #current: () => boolean;
@@ -111,7 +111,7 @@ export class SegmentSnapshot {
     current: () => boolean = () => true,
     known?: CheckedLayout,
   ) {
-    this.path = path;
+    this.#path = path;
     this.#range = range;
     this.#current = current;
     if (bytes === null) {
@@ -237,16 +237,16 @@ export class SegmentSnapshot {
   }
 
   #textAt(line: number): string {
-    if (!this.#current()) throw new Error(`${this.path}: its snapshot's bytes were reused`);
+    if (!this.#current()) throw new Error(`${this.#path}: its snapshot's bytes were reused`);
     const start = this.#starts[line] as number;
     return this.#bytes.toString("utf8", start, (this.#starts[line + 1] as number) - 1);
   }
 
   #entryOf(text: string, line: number): Entry | undefined {
-    const entry = parse(text, this.path, line + 2) as Partial<Entry> | null;
+    const entry = parse(text, this.#path, line + 2) as Partial<Entry> | null;
     const id = entry?.record?.id;
     if (typeof entry?.etag !== "string" || typeof id !== "string") {
-      throw new SnapshotCorruptError(this.path, `line ${line + 2} holds no entry`);
+      throw new SnapshotCorruptError(this.#path, `line ${line + 2} holds no entry`);
     }
     return inRange(id, this.#range) ? (entry as Entry) : undefined;
   }

@@ -216,7 +216,8 @@ export class SegmentSnapshot {
   lineAt(line: number): { entry: Entry; json: string | undefined } | undefined {
     const text = this.#textAt(line);
     const entry = this.#entryOf(text, line);
-    return entry && { entry, json: recordJson(text, entry.etag) };
+    const parts = entry && recordParts(text);
+    return entry && { entry, json: parts?.etag === entry.etag ? parts.json : undefined };
   }
 
   /**
@@ -226,10 +227,10 @@ export class SegmentSnapshot {
    * `lineAt`). The file was checked whole, so the text is the record `encodeSegment` wrote.
    */
   textAt(line: number): { json: string; id: string; etag: string } | undefined | null {
-    const text = this.#textAt(line);
-    const parts = recordParts(text);
-    if (!parts) return null;
-    return inRange(parts.id, this.#range) ? parts : undefined;
+    const parts = recordParts(this.#textAt(line));
+    const id = parts ? leadingId(parts.json) : undefined;
+    if (!parts || id === undefined) return null;
+    return inRange(id, this.#range) ? { json: parts.json, id, etag: parts.etag } : undefined;
   }
 
   #entryAt(line: number): Entry | undefined {
@@ -258,21 +259,6 @@ function unchanged(bytes: Buffer, known: CheckedLayout): boolean {
   return bytes.length === known.size && bytes.compare(line, 0, line.length, 0, line.length) === 0;
 }
 
-const RECORD_OPENING = '{"record":';
-
-/**
- * The record's part of a record line, `undefined` unless the line is laid out as
- * `encodeSegment` writes it, `JSON.stringify({ record, etag })`: then the part between the
- * opening and the etag is what `JSON.stringify(record)` writes, since parsing and writing
- * again gives back the same text (keys in the same order, numbers and escapes written the
- * one way `JSON.stringify` writes them).
- */
-function recordJson(text: string, etag: string): string | undefined {
-  const closing = `,"etag":${JSON.stringify(etag)}}`;
-  if (!text.startsWith(RECORD_OPENING) || !text.endsWith(closing)) return undefined;
-  return text.slice(RECORD_OPENING.length, text.length - closing.length);
-}
-
 /**
  * Parses a record's text that `SegmentSnapshot.textAt` gave (a page hands it out unparsed).
  * @throws {SnapshotCorruptError} when it is not JSON: not as `encodeSegment` wrote it, though
@@ -282,26 +268,36 @@ export function parseRecordJson(json: string): StoreRecord {
   return parse(json, "a segment file read by a page", 0) as StoreRecord;
 }
 
-const ID_OPENING = '{"record":{"id":"';
+const RECORD_OPENING = '{"record":';
 const ETAG_OPENING = ',"etag":"';
+const ID_OPENING = '{"id":"';
 
 /**
- * A record line's parts without parsing it, when it is laid out as `encodeSegment` writes
- * it for a record whose first field is its `id`: `{"record":{"id":"<id>",…},"etag":"<etag>"}`
- * with neither string holding an escape (ids and etags are plain text); else `null`. Then
- * `json` is what `JSON.stringify(record)` writes and `id` is `record.id`: JSON as
- * `JSON.stringify` writes it has each key once, and a string without a backslash is its own
- * text.
+ * A record line cut into the record's text and its etag without parsing it, `null` unless
+ * the line is laid out as `encodeSegment` writes it, `JSON.stringify({ record, etag })`,
+ * with an etag holding no escape (etags are plain text). Then `json` is what
+ * `JSON.stringify(record)` writes, since parsing and writing again gives back the same text
+ * (keys in the same order, numbers and escapes written the one way `JSON.stringify` writes
+ * them), and the etag is the last field's: its text holds no quote.
  */
-function recordParts(text: string): { json: string; id: string; etag: string } | null {
-  if (!text.startsWith(ID_OPENING) || !text.endsWith('"}')) return null;
-  const idEnd = text.indexOf('"', ID_OPENING.length);
+function recordParts(text: string): { json: string; etag: string } | null {
   const etagStart = text.lastIndexOf(ETAG_OPENING);
-  if (idEnd < 0 || etagStart <= idEnd) return null;
-  const id = text.slice(ID_OPENING.length, idEnd);
+  if (!text.startsWith(RECORD_OPENING) || !text.endsWith('"}') || etagStart < 0) return null;
   const etag = text.slice(etagStart + ETAG_OPENING.length, text.length - 2);
-  if (id.includes("\\") || etag.includes("\\") || etag.includes('"')) return null;
-  return { json: text.slice(RECORD_OPENING.length, etagStart), id, etag };
+  if (etag.includes("\\") || etag.includes('"')) return null;
+  return { json: text.slice(RECORD_OPENING.length, etagStart), etag };
+}
+
+/**
+ * The id of a record whose text `json` opens with it, `undefined` when it does not or when
+ * it holds an escape: JSON as `JSON.stringify` writes it has each key once, and a string
+ * without a backslash is its own text.
+ */
+function leadingId(json: string): string | undefined {
+  if (!json.startsWith(ID_OPENING)) return undefined;
+  const end = json.indexOf('"', ID_OPENING.length);
+  const id = end < 0 ? undefined : json.slice(ID_OPENING.length, end);
+  return id?.includes("\\") ? undefined : id;
 }
 
 function parse(text: string, path: string, line?: number): unknown {

@@ -158,6 +158,15 @@ describe("lowdb store range reads", () => {
       untold,
       [20, 21, 22, 23, 24, 25, 26, 27, 28, 29].map((n) => (n === 20 ? -1 : n)),
     );
+    // A condition on another field: lines are parsed, and still come with their texts.
+    const searched = await store.query<Row>("s", "f", {
+      where: [{ field: "words", op: "contains", value: "common" }],
+      orderBy: { field: "created_date_utc" },
+      limit: 40,
+    });
+    const read = searched.items.filter((item) => item.record.n >= 30);
+    assert.ok(read.length > 0);
+    for (const item of read) assert.equal(item.json, JSON.stringify(item.record));
     await store.close();
   });
 

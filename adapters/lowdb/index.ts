@@ -56,7 +56,7 @@ export interface LowdbStoreOptions {
    * checksum does on every rewrite); the checksum is checked on every read. About 16 KB
    * each for files of 200 records with one order field: 8 MB at the default. @default 512
    */
-  maxCheckedFiles?: number;
+  maxFileLayouts?: number;
   /**
    * Fields that queries order by. For each, the manifest keeps the bounds of its values in
    * every segment file, so that a page ordered by it (and a window on it) reads only the
@@ -88,7 +88,7 @@ export interface LowdbStoreOptions {
 /**
  * Creates a lowdb store over `options.directory`. Touches no file until `open()` or the
  * first call, which lock the directory and replay its journal.
- * @throws {RangeError} when `segmentSize`, `maxLoadedSegments`, `maxCheckedFiles` or
+ * @throws {RangeError} when `segmentSize`, `maxLoadedSegments`, `maxFileLayouts` or
  *   `journalBytes` is not a
  *   positive integer, or `durability` is neither `"process"` nor `"machine"`
  */
@@ -103,7 +103,7 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     directory: options.directory,
     segmentSize: positive("segmentSize", options.segmentSize ?? 200),
     maxLoadedSegments: positive("maxLoadedSegments", options.maxLoadedSegments ?? 32),
-    maxCheckedFiles: positive("maxCheckedFiles", options.maxCheckedFiles ?? 512),
+    maxFileLayouts: positive("maxFileLayouts", options.maxFileLayouts ?? 512),
     orderFields: options.orderFields ?? ["created_date_utc", "sort_order", "due_at"],
     durability,
     journalBytes: positive("journalBytes", options.journalBytes ?? 8 * 1024 * 1024),

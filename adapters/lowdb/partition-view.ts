@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { CheckedFiles } from "./checked-files.ts";
+import type { FileLayouts } from "./file-layouts.ts";
 import { Manifest, type ManifestEntry } from "./manifest.ts";
 import type { Partition } from "./partition.ts";
 import type { SegmentCache } from "./segment-cache.ts";
@@ -14,7 +14,7 @@ import type { SegmentSnapshot } from "./snapshot-format.ts";
 export class PartitionView {
   readonly #folder: string;
   readonly #cache: SegmentCache<Partition>;
-  readonly #checkedFiles: CheckedFiles;
+  readonly #fileLayouts: FileLayouts;
   readonly #owner: Partition;
   readonly #orderFields: readonly string[];
   readonly #loaded = new Map<string, Segment>();
@@ -28,14 +28,14 @@ export class PartitionView {
    */
   constructor(
     folder: string,
-    held: { segments: SegmentCache<Partition>; checkedFiles: CheckedFiles },
+    held: { segments: SegmentCache<Partition>; fileLayouts: FileLayouts },
     owner: Partition,
     orderFields: readonly string[],
   ) {
     this.#folder = folder;
     this.#orderFields = orderFields;
     this.#cache = held.segments;
-    this.#checkedFiles = held.checkedFiles;
+    this.#fileLayouts = held.fileLayouts;
     this.#owner = owner;
   }
 
@@ -131,13 +131,13 @@ export class PartitionView {
    * The file of the segment at `index`, read but neither loaded nor cached: a page reads a
    * segment that is not loaded this way, parsing only the lines it needs. Only for a segment
    * that is not loaded (a loaded one may hold changes its file does not). Its checksum is
-   * checked once while the file stays unchanged (`CheckedFiles`). Use it at once, before
-   * anything awaited (see `readSnapshot`).
+   * checked on every read, its header parsed once while the file stays unchanged
+   * (`FileLayouts`). Use it at once, before anything awaited (see `readSnapshot`).
    */
   snapshotAt(manifest: Manifest, index: number): SegmentSnapshot {
     const file = (manifest.entries[index] as ManifestEntry).file;
     const path = join(this.#folder, file);
-    return readSnapshot(path, manifest.rangeOf(index), this.#checkedFiles);
+    return readSnapshot(path, manifest.rangeOf(index), this.#fileLayouts);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { CheckedFiles } from "./checked-files.ts";
+import type { FileLayouts } from "./file-layouts.ts";
 import { moveAway, removeTree } from "./folders.ts";
 import type { FileGate } from "./gate.ts";
 import type { Journal } from "./journal.ts";
@@ -42,7 +42,7 @@ export class Partition implements SegmentOwner {
   constructor(
     place: PartitionPlace,
     settings: { segmentSize: number; orderFields: readonly string[] },
-    held: { segments: SegmentCache<Partition>; checkedFiles: CheckedFiles },
+    held: { segments: SegmentCache<Partition>; fileLayouts: FileLayouts },
     journal: Journal,
     gate: FileGate,
   ) {

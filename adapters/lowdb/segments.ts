@@ -3,8 +3,8 @@ import { basename } from "node:path";
 import type { Scalar, Stored, StoreRecord } from "formwork/ports";
 import { compareValues, etagSource } from "formwork/ports/kit";
 import { Writer } from "steno";
-import type { CheckedFiles } from "./checked-files.ts";
 import { lowdbError } from "./errors.ts";
+import type { FileLayouts } from "./file-layouts.ts";
 import {
   boundValue,
   type Entry,
@@ -20,23 +20,19 @@ export type Bounds = [Scalar | null, Scalar | null];
 
 /**
  * Reads a segment file without loading it (see `SegmentSnapshot`), checking its checksum
- * unless `checked` holds what checking the very same file found (then kept up to date); a
+ * while `layouts` holds what reading the very same file found (then kept up to date); a
  * missing file is an empty segment. The snapshot reads its lines from a buffer the next
  * read reuses (see `readBytes`): use it at once, before anything awaited, and then drop it.
  * @throws {SnapshotCorruptError} naming the file when it is damaged
  * @throws naming the file when it cannot be read
  */
-export function readSnapshot(
-  path: string,
-  range: IdRange,
-  checked?: CheckedFiles,
-): SegmentSnapshot {
+export function readSnapshot(path: string, range: IdRange, layouts?: FileLayouts): SegmentSnapshot {
   const read = ++reads;
-  const known = checked?.get(path);
+  const known = layouts?.get(path);
   const bytes = readBytes(path, known?.size);
   const snapshot = new SegmentSnapshot(path, range, bytes, () => reads === read, known);
-  if (checked && snapshot.checked && snapshot.checked !== known) {
-    checked.set(path, snapshot.checked);
+  if (layouts && snapshot.layout && snapshot.layout !== known) {
+    layouts.set(path, snapshot.layout);
   }
   return snapshot;
 }

@@ -45,7 +45,7 @@ export interface SegmentHeader {
  * file, it spares that read the header's parse and the search for line ends while the file
  * is unchanged; the checksum is still checked (docs/design.md §18, "Range reads").
  */
-export interface CheckedLayout {
+export interface FileLayout {
   readonly size: number;
   readonly firstLine: Buffer;
   readonly header: SegmentHeader;
@@ -92,13 +92,13 @@ export class SegmentSnapshot {
   /** Whether the file carries a checksum (it was checked): not so in the older formats. */
   readonly sealed: boolean = false;
   /** What checking the file found, when it is sealed: pass it as `known` to read it again. */
-  readonly checked: CheckedLayout | undefined;
+  readonly layout: FileLayout | undefined;
 
   /**
    * @param bytes the file's content, `null` for a missing file (an empty segment)
    * @param current whether `bytes` still hold the file: a reader that lends a buffer it
    *   reuses says so, and lines are then read only while it does (else a bug: it throws)
-   * @param known what an earlier snapshot of the same path had `checked`: when `bytes` are
+   * @param known what an earlier snapshot of the same path had as `layout`: when `bytes` are
    *   as long, open with the very same first line and match their checksum, they are the
    *   file read then, and its header and line starts are taken from it
    * @throws {SnapshotCorruptError} naming the file when it fails its checksum, is cut
@@ -109,7 +109,7 @@ export class SegmentSnapshot {
     range: IdRange,
     bytes: Uint8Array | null,
     current: () => boolean = () => true,
-    known?: CheckedLayout,
+    known?: FileLayout,
   ) {
     this.#path = path;
     this.#range = range;
@@ -128,7 +128,7 @@ export class SegmentSnapshot {
       this.#header = known.header;
       this.#starts = known.starts;
       this.sealed = true;
-      this.checked = known;
+      this.layout = known;
       return;
     }
     const end = buffer.indexOf(0x0a);
@@ -166,7 +166,7 @@ export class SegmentSnapshot {
     if (this.sealed) {
       // A copy: `buffer` may be a reader's, reused by its next read.
       const firstLine = Buffer.from(buffer.subarray(0, end + 1));
-      this.checked = { size: buffer.length, firstLine, header: this.#header, starts };
+      this.layout = { size: buffer.length, firstLine, header: this.#header, starts };
     }
   }
 
@@ -253,8 +253,8 @@ export class SegmentSnapshot {
   }
 }
 
-/** Whether `bytes` are as long as the file `known` was checked from, with its first line. */
-function unchanged(bytes: Buffer, known: CheckedLayout): boolean {
+/** Whether `bytes` are as long as the file `known` was read from, with its first line. */
+function unchanged(bytes: Buffer, known: FileLayout): boolean {
   const line = known.firstLine;
   return bytes.length === known.size && bytes.compare(line, 0, line.length, 0, line.length) === 0;
 }

@@ -14,9 +14,9 @@ import {
 import { copyRecord, type PartitionPlace, scanPartitions } from "formwork/ports/kit";
 import { type BackupFiles, backupInto } from "./backup.ts";
 import { runBatch } from "./batch.ts";
-import { CheckedFiles } from "./checked-files.ts";
 import { Compactor } from "./compactor.ts";
 import { lowdbError, SnapshotCorruptError } from "./errors.ts";
+import { FileLayouts } from "./file-layouts.ts";
 import { decodeName, partitionFolder } from "./file-names.ts";
 import { FileGate } from "./gate.ts";
 import { type Durability, Journal } from "./journal.ts";
@@ -35,7 +35,7 @@ export interface LowdbSettings {
   directory: string;
   segmentSize: number;
   maxLoadedSegments: number;
-  maxCheckedFiles: number;
+  maxFileLayouts: number;
   orderFields: readonly string[];
   durability: Durability;
   journalBytes: number;
@@ -62,7 +62,7 @@ export class LowdbStore implements Store {
    */
   readonly #folders = new Map<string, string>();
   readonly #cache: SegmentCache<Partition>;
-  readonly #checked: CheckedFiles;
+  readonly #layouts: FileLayouts;
   // Partitions with no segment loaded, kept for their manifest (pages read segment files
   // without loading them), least recently used first; at most `KEPT_MANIFESTS` of them.
   readonly #unloaded = new Map<string, Partition>();
@@ -75,7 +75,7 @@ export class LowdbStore implements Store {
   constructor(settings: LowdbSettings) {
     this.#settings = settings;
     this.#cache = new SegmentCache<Partition>(settings.maxLoadedSegments, (p) => this.#forget(p));
-    this.#checked = new CheckedFiles(settings.maxCheckedFiles);
+    this.#layouts = new FileLayouts(settings.maxFileLayouts);
   }
 
   /**
@@ -348,7 +348,7 @@ export class LowdbStore implements Store {
   }
 
   #partition(place: Place, journal: Journal): Partition {
-    const held = { segments: this.#cache, checkedFiles: this.#checked };
+    const held = { segments: this.#cache, fileLayouts: this.#layouts };
     return new Partition(place, this.#settings, held, journal, this.#gate);
   }
 

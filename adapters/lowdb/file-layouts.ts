@@ -1,23 +1,23 @@
-import type { CheckedLayout } from "./snapshot-format.ts";
+import type { FileLayout } from "./snapshot-format.ts";
 
 /**
- * What reading each segment file found (`CheckedLayout`: its header parsed, its line
+ * What reading each segment file found (`FileLayout`: its header parsed, its line
  * starts), by path, for the pages that read files of segments that are not loaded: the
  * least recently used are forgotten beyond `max` (docs/design.md §18, "Range reads"). A
  * layout is only ever used for a file that is as long and opens with the same first line,
  * and its checksum is checked all the same, so a forgotten or stale one costs a parse of
  * the header, nothing else.
  */
-export class CheckedFiles {
+export class FileLayouts {
   readonly #max: number;
   // A Map iterates in insertion order, so re-inserting on use keeps the oldest first.
-  readonly #layouts = new Map<string, CheckedLayout>();
+  readonly #layouts = new Map<string, FileLayout>();
 
   constructor(max: number) {
     this.#max = max;
   }
 
-  get(path: string): CheckedLayout | undefined {
+  get(path: string): FileLayout | undefined {
     const layout = this.#layouts.get(path);
     if (layout) {
       this.#layouts.delete(path);
@@ -26,7 +26,7 @@ export class CheckedFiles {
     return layout;
   }
 
-  set(path: string, layout: CheckedLayout): void {
+  set(path: string, layout: FileLayout): void {
     this.#layouts.delete(path);
     this.#layouts.set(path, layout);
     if (this.#layouts.size <= this.#max) return;

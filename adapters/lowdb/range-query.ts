@@ -65,14 +65,18 @@ export async function readPage<T extends StoreRecord>(
       found = withAll(found, segment.records.values(), probe);
       continue;
     }
-    const candidates = snapshot.candidates(
-      field,
-      (value) => compareEdges(value, low) >= 0 && compareEdges(value, high) <= 0,
-      descending,
-    );
-    found = candidates
-      ? readLines(snapshot, candidates, found, probe, { field, descending, keyed })
-      : withAll(found, fromFile(snapshot.entries().values()), probe);
+    try {
+      const candidates = snapshot.candidates(
+        field,
+        (value) => compareEdges(value, low) >= 0 && compareEdges(value, high) <= 0,
+        descending,
+      );
+      found = candidates
+        ? readLines(snapshot, candidates, found, probe, { field, descending, keyed })
+        : withAll(found, fromFile(snapshot.entries().values()), probe);
+    } finally {
+      snapshot.close();
+    }
   }
   const page = pageOf(found, query);
   return {
@@ -159,6 +163,15 @@ function readLines(
       if (descending ? after < 0 : after > 0) break;
     }
     const end = Math.min(candidates.length, next + Math.max(16, want - found.length));
+    // The lines' blocks in one read (a window's lines are mostly one run: ids follow time).
+    let lowest = Number.POSITIVE_INFINITY;
+    let highest = -1;
+    for (let at = next; at < end; at++) {
+      const { line } = candidates[at] as { line: number };
+      if (line < lowest) lowest = line;
+      if (line > highest) highest = line;
+    }
+    snapshot.need(lowest, highest + 1);
     for (; next < end; next++) {
       const { line, value } = candidates[next] as { line: number; value: Scalar };
       const text = keyed ? snapshot.textAt(line) : null;

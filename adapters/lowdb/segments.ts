@@ -9,7 +9,9 @@ import {
   boundValue,
   type Entry,
   encodeSegment,
+  type FileLayout,
   type IdRange,
+  type OpenSegmentFile,
   SegmentSnapshot,
 } from "./snapshot-format.ts";
 
@@ -19,26 +21,82 @@ export { boundValue, type Entry, type IdRange };
 export type Bounds = [Scalar | null, Scalar | null];
 
 /**
- * Reads a segment file without loading it (see `SegmentSnapshot`), checking its checksum
- * while `layouts` holds what reading the very same file found (then kept up to date); a
- * missing file is an empty segment. The snapshot reads its lines from a buffer the next
- * read reuses (see `readBytes`): use it at once, before anything awaited, and then drop it.
+ * Reads a segment file without loading it (see `SegmentSnapshot`). Read whole and checked
+ * against its checksum, unless `layouts` holds what reading the very same file whole found
+ * (kept up to date here): then only its first line is read now, and the blocks of the lines
+ * asked for later, each checked (`SegmentSnapshot.need`). A missing file is an empty
+ * segment. The snapshot reads its lines from a buffer the next read reuses (see
+ * `readBytes`): use it at once, before anything awaited, then close it (the next read
+ * closes it anyway).
  * @throws {SnapshotCorruptError} naming the file when it is damaged
  * @throws naming the file when it cannot be read
  */
 export function readSnapshot(path: string, range: IdRange, layouts?: FileLayouts): SegmentSnapshot {
+  latest?.close();
   const read = ++reads;
+  const current = () => reads === read;
   const known = layouts?.get(path);
-  const bytes = readBytes(path, known?.size);
-  const snapshot = new SegmentSnapshot(path, range, bytes, () => reads === read, known);
-  if (layouts && snapshot.layout && snapshot.layout !== known) {
-    layouts.set(path, snapshot.layout);
+  const again = known ? readOnLayout(path, range, known, current) : undefined;
+  if (again) {
+    latest = again;
+    return again;
   }
+  const snapshot = new SegmentSnapshot(path, range, readBytes(path), current);
+  if (layouts && snapshot.layout) layouts.set(path, snapshot.layout);
   return snapshot;
 }
 
 /** Reads so far: a snapshot's bytes are those of the latest read only. */
 let reads = 0;
+/** The latest snapshot read on a layout, whose file may still be open. */
+let latest: SegmentSnapshot | undefined;
+
+/**
+ * A snapshot of the file at `path` on `known`, its file left open for the blocks, when the
+ * file still opens with the first line `known` was found with; else `undefined` (read the
+ * file whole: it changed, is gone, or is larger than the shared buffer).
+ */
+function readOnLayout(
+  path: string,
+  range: IdRange,
+  known: FileLayout,
+  current: () => boolean,
+): SegmentSnapshot | undefined {
+  if (known.size > scratchLimit) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return undefined;
+  }
+  let file: OpenSegmentFile | undefined;
+  try {
+    if (known.size > scratch.length) scratch = new Uint8Array(known.size);
+    const bytes = scratch.subarray(0, known.size);
+    const opening = known.firstLine.length;
+    if (readInto(fd, bytes, 0, opening) < opening) return undefined;
+    if (!SegmentSnapshot.onLayout(bytes.subarray(0, opening), known)) return undefined;
+    let open = true;
+    file = {
+      read: (from, to) => {
+        try {
+          return readInto(fd, bytes, from, to);
+        } catch (cause) {
+          throw lowdbError(`cannot read ${path}`, cause);
+        }
+      },
+      close: () => {
+        if (open) closeSync(fd);
+        open = false;
+      },
+    };
+    return new SegmentSnapshot(path, range, bytes, current, { layout: known, file });
+  } catch (cause) {
+    throw lowdbError(`cannot read ${path}`, cause);
+  } finally {
+    if (!file) closeSync(fd);
+  }
+}
 
 /**
  * A segment file's bytes, `null` when it is missing. Read synchronously: a segment is at
@@ -49,10 +107,8 @@ let reads = 0;
  * kept for the next read rather than a fresh one each time (as `readFileSync` allocates):
  * a fresh buffer of that size each page costs more than the read itself, in allocation
  * and in garbage collections. So the bytes are good only until the next call.
- * @param expected the file's length when last read, if known: then no `fstat` is needed,
- *   one byte more is asked for, and only a longer file is read again at its new length
  */
-function readBytes(path: string, expected?: number): Uint8Array | null {
+function readBytes(path: string): Uint8Array | null {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -61,10 +117,6 @@ function readBytes(path: string, expected?: number): Uint8Array | null {
     throw lowdbError(`cannot read ${path}`, cause);
   }
   try {
-    if (expected !== undefined) {
-      const bytes = readUpTo(fd, expected + 1);
-      if (bytes.length <= expected) return bytes;
-    }
     return readUpTo(fd, fstatSync(fd).size);
   } catch (cause) {
     throw lowdbError(`cannot read ${path}`, cause);
@@ -77,11 +129,16 @@ function readBytes(path: string, expected?: number): Uint8Array | null {
 function readUpTo(fd: number, size: number): Uint8Array {
   if (size > scratch.length && size <= scratchLimit) scratch = new Uint8Array(size);
   const bytes = size <= scratch.length ? scratch : new Uint8Array(size);
+  return bytes.subarray(0, readInto(fd, bytes, 0, size));
+}
+
+/** Bytes `[from, to)` of `fd` into `bytes` at the same offsets: how many there were. */
+function readInto(fd: number, bytes: Uint8Array, from: number, to: number): number {
   let done = 0;
-  for (let read = -1; done < size && read !== 0; done += read) {
-    read = readSync(fd, bytes, done, size - done, done);
+  for (let read = -1; done < to - from && read !== 0; done += read) {
+    read = readSync(fd, bytes, from + done, to - from - done, from + done);
   }
-  return bytes.subarray(0, done);
+  return done;
 }
 
 /** The buffer segment files are read into; it grows to the largest file up to the limit. */

@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer";
+import { crc32 } from "node:zlib";
 import type { Scalar, StoreRecord } from "formwork/ports";
 import { compareValues } from "formwork/ports/kit";
 import { checkSeal, sealLines } from "./checksums.ts";
@@ -39,17 +40,38 @@ export interface SegmentHeader {
 }
 
 /**
- * What reading a sealed segment file found besides its lines: its length, its first line
- * (the checksum and the order index among its bytes), that line parsed, and where each
- * record line starts. Given back to {@link SegmentSnapshot} for the next read of the same
- * file, it spares that read the header's parse and the search for line ends while the file
- * is unchanged; the checksum is still checked (docs/design.md §18, "Range reads").
+ * What reading a sealed segment file whole found besides its lines: its length, its first
+ * line (the checksum and the order index among its bytes), that line parsed, where each
+ * record line starts, and the CRC-32 of each block of {@link BLOCK_LINES} record lines,
+ * taken from bytes that matched the file's checksum. Given back to {@link SegmentSnapshot}
+ * for the next read of the same file, it lets that read take only the blocks holding the
+ * lines it needs, each checked against its CRC (docs/design.md §18, "Range reads").
  */
 export interface FileLayout {
   readonly size: number;
   readonly firstLine: Buffer;
   readonly header: SegmentHeader;
   readonly starts: readonly number[];
+  readonly blocks: readonly number[];
+}
+
+/**
+ * Record lines per checked block of a file read again on its layout: a page reads about
+ * half a segment, and a smaller block costs a CRC call more per line than it saves in bytes.
+ */
+export const BLOCK_LINES = 16;
+
+/**
+ * The file a snapshot on a known layout reads its blocks from, kept open until the snapshot
+ * is closed, so that a file renamed over it meanwhile (compaction) is not the one read.
+ */
+export interface OpenSegmentFile {
+  /**
+   * Reads bytes `[from, to)` into the snapshot's buffer at the same offsets.
+   * @returns how many it read: fewer when the file is shorter
+   */
+  read(from: number, to: number): number;
+  close(): void;
 }
 
 /**
@@ -74,9 +96,11 @@ export function encodeSegment(
 
 /**
  * A segment file read but not parsed beyond its header: lines are parsed on demand, from the
- * file's bytes (only the lines a page needs are ever decoded), and the whole file's checksum
- * is checked at once. Records outside the segment's id `range` (copies a crashed split left)
- * are skipped. A file in the older single-JSON format is parsed whole at once.
+ * file's bytes (only the lines a page needs are ever decoded). Read whole, the file's
+ * checksum is checked at once. Read again on a known layout (see `onLayout`), only the
+ * blocks of the lines asked for are read, each checked against its CRC. Records outside the
+ * segment's id `range` (copies a crashed split left) are skipped. A file in the older
+ * single-JSON format is parsed whole at once.
  */
 export class SegmentSnapshot {
   readonly #path: string;
@@ -87,6 +111,9 @@ export class SegmentSnapshot {
   // Byte offsets where the record lines start, and one past the end of the last.
   readonly #starts: readonly number[] = [];
   readonly #eager: Map<string, Entry> | undefined;
+  // Read on a known layout: where its blocks come from, and which were read and checked.
+  #file: OpenSegmentFile | undefined;
+  readonly #blocksRead: Uint8Array | undefined;
   /** Whether the file is in the older single-JSON format (rewrite it in the line format). */
   readonly legacy: boolean = false;
   /** Whether the file carries a checksum (it was checked): not so in the older formats. */
@@ -98,9 +125,9 @@ export class SegmentSnapshot {
    * @param bytes the file's content, `null` for a missing file (an empty segment)
    * @param current whether `bytes` still hold the file: a reader that lends a buffer it
    *   reuses says so, and lines are then read only while it does (else a bug: it throws)
-   * @param known what an earlier snapshot of the same path had as `layout`: when `bytes` are
-   *   as long, open with the very same first line and match their checksum, they are the
-   *   file read then, and its header and line starts are taken from it
+   * @param known what an earlier snapshot of the file had as `layout`, for a file that still
+   *   opens with its first line (`onLayout`), and the file open to read its blocks into
+   *   `bytes`, which are then as long as the file and hold only what was read (see `need`)
    * @throws {SnapshotCorruptError} naming the file when it fails its checksum, is cut
    *   short, or is not a segment file
    */
@@ -109,11 +136,21 @@ export class SegmentSnapshot {
     range: IdRange,
     bytes: Uint8Array | null,
     current: () => boolean = () => true,
-    known?: FileLayout,
+    known?: { layout: FileLayout; file: OpenSegmentFile },
   ) {
     this.#path = path;
     this.#range = range;
     this.#current = current;
+    if (known && bytes) {
+      this.#bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.#header = known.layout.header;
+      this.#starts = known.layout.starts;
+      this.#file = known.file;
+      this.#blocksRead = new Uint8Array(known.layout.blocks.length);
+      this.sealed = true;
+      this.layout = known.layout;
+      return;
+    }
     if (bytes === null) {
       this.#bytes = Buffer.alloc(0);
       this.#eager = new Map();
@@ -121,16 +158,8 @@ export class SegmentSnapshot {
     }
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.#bytes = buffer;
-    // The checksum is checked on every read: a page may answer lines' texts unparsed.
     const seal = checkSeal(buffer, FORMAT);
     if (typeof seal === "object") throw new SnapshotCorruptError(path, seal.mismatch);
-    if (known && unchanged(buffer, known)) {
-      this.#header = known.header;
-      this.#starts = known.starts;
-      this.sealed = true;
-      this.layout = known;
-      return;
-    }
     const end = buffer.indexOf(0x0a);
     if (seal === "absent" && (!startsWith(buffer, `{"format":"${UNSEALED}"`) || end < 0)) {
       this.#eager = entriesOf(parse(buffer.toString("utf8"), path), path, range);
@@ -166,8 +195,72 @@ export class SegmentSnapshot {
     if (this.sealed) {
       // A copy: `buffer` may be a reader's, reused by its next read.
       const firstLine = Buffer.from(buffer.subarray(0, end + 1));
-      this.layout = { size: buffer.length, firstLine, header: this.#header, starts };
+      const blocks: number[] = [];
+      for (let first = 0; first < header.count; first += BLOCK_LINES) {
+        blocks.push(crc32(buffer.subarray(starts[first], blockEnd(starts, first))));
+      }
+      this.layout = { size: buffer.length, firstLine, header: this.#header, starts, blocks };
     }
+  }
+
+  /**
+   * Whether a file opening with `firstLine` now is the file `layout` was found in: every
+   * rewrite of a segment file changes its first line, which holds the checksum of the rest.
+   * A snapshot made on that layout then reads only the blocks of the lines asked for, each
+   * checked against the CRC that the whole file's check vouched for: a page answers only
+   * bytes checked on its own read, and reads and checks nothing else.
+   */
+  static onLayout(firstLine: Uint8Array, layout: FileLayout): boolean {
+    return Buffer.from(firstLine.buffer, firstLine.byteOffset, firstLine.byteLength).equals(
+      layout.firstLine,
+    );
+  }
+
+  /**
+   * Makes sure record lines `[from, to)` can be read: on a known layout, reads the blocks
+   * holding them that were not read yet, one read per run of such blocks, and checks each.
+   * Reading a line reads its block anyway; this joins the reads of many lines into one.
+   * @throws {SnapshotCorruptError} when a block does not match its CRC or is cut short
+   */
+  need(from: number, to: number): void {
+    const read = this.#blocksRead;
+    const blocks = this.layout?.blocks;
+    if (!read || !blocks) return;
+    const file = this.#file;
+    if (!file || !this.#current()) {
+      throw new Error(`${this.#path}: its snapshot was closed or its bytes reused`);
+    }
+    const starts = this.#starts;
+    const last = Math.ceil(Math.min(to, starts.length - 1) / BLOCK_LINES);
+    for (let block = Math.floor(Math.max(from, 0) / BLOCK_LINES); block < last; ) {
+      if (read[block]) {
+        block++;
+        continue;
+      }
+      let end = block + 1;
+      while (end < last && !read[end]) end++;
+      const start = starts[block * BLOCK_LINES] as number;
+      const stop = blockEnd(starts, (end - 1) * BLOCK_LINES);
+      if (file.read(start, stop) < stop - start) {
+        throw new SnapshotCorruptError(this.#path, "it is cut short");
+      }
+      for (; block < end; block++) {
+        const first = block * BLOCK_LINES;
+        const bytes = this.#bytes.subarray(starts[first], blockEnd(starts, first));
+        if (crc32(bytes) !== blocks[block]) {
+          const lines = `lines ${first + 2} to ${Math.min(first + BLOCK_LINES, starts.length - 1) + 1}`;
+          const mismatch = `its checksum does not match its content (${lines}): a byte changed`;
+          throw new SnapshotCorruptError(this.#path, mismatch);
+        }
+        read[block] = 1;
+      }
+    }
+  }
+
+  /** Closes the file a snapshot on a known layout reads from: no block is read after. */
+  close(): void {
+    this.#file?.close();
+    this.#file = undefined;
   }
 
   /** The fields the header's order index covers (none in the older single-JSON format). */
@@ -178,6 +271,7 @@ export class SegmentSnapshot {
   /** Every entry in its range, parsed. */
   entries(): Map<string, Entry> {
     if (this.#eager) return this.#eager;
+    this.need(0, this.#starts.length - 1);
     const entries = new Map<string, Entry>();
     for (let line = 0; line < this.#starts.length - 1; line++) {
       const entry = this.#entryAt(line);
@@ -239,6 +333,7 @@ export class SegmentSnapshot {
 
   #textAt(line: number): string {
     if (!this.#current()) throw new Error(`${this.#path}: its snapshot's bytes were reused`);
+    if (this.#blocksRead?.[Math.floor(line / BLOCK_LINES)] === 0) this.need(line, line + 1);
     const start = this.#starts[line] as number;
     return this.#bytes.toString("utf8", start, (this.#starts[line + 1] as number) - 1);
   }
@@ -253,10 +348,9 @@ export class SegmentSnapshot {
   }
 }
 
-/** Whether `bytes` are as long as the file `known` was read from, with its first line. */
-function unchanged(bytes: Buffer, known: FileLayout): boolean {
-  const line = known.firstLine;
-  return bytes.length === known.size && bytes.compare(line, 0, line.length, 0, line.length) === 0;
+/** Where the block of record lines from `first` ends: one past its last line's newline. */
+function blockEnd(starts: readonly number[], first: number): number {
+  return starts[Math.min(first + BLOCK_LINES, starts.length - 1)] as number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -26,6 +26,11 @@ function segmentBytes(count: number, changed?: number) {
 function linesOf(snapshot: ReturnType<typeof readSnapshot>) {
   const lines = snapshot.candidates("created_date_utc", () => true, false) ?? [];
   return lines.map(({ line }) => snapshot.lineAt(line)?.entry.record as { n: number } | undefined);
+}
+
+/** The `n` of the record on record line `line`. */
+function nAt(snapshot: ReturnType<typeof readSnapshot>, line: number) {
+  return (snapshot.lineAt(line)?.entry.record as { n: number } | undefined)?.n;
 }
 
 async function segmentFile(bytes: Buffer) {
@@ -56,12 +61,12 @@ describe("lowdb segment files' layouts", () => {
     assert.notEqual(rewritten.layout, first.layout);
     assert.equal(linesOf(rewritten)[7]?.n, -1);
     assert.equal(layouts.get(path), rewritten.layout);
-    // Longer, or cut short: the length alone tells, and the check then finds the fault.
+    // Longer (its first line tells), then cut short: its last lines' block tells.
     await writeFile(path, segmentBytes(30));
     assert.equal(linesOf(readSnapshot(path, { low: "" }, layouts)).length, 30);
     const whole = segmentBytes(30);
     await writeFile(path, whole.subarray(0, whole.length - 10));
-    assert.throws(() => readSnapshot(path, { low: "" }, layouts), /is cut short|checksum/);
+    assert.throws(() => linesOf(readSnapshot(path, { low: "" }, layouts)), /is cut short/);
     // A file gone is an empty segment, as without a layout.
     await rm(path);
     assert.deepEqual(linesOf(readSnapshot(path, { low: "" }, layouts)), []);
@@ -77,6 +82,43 @@ describe("lowdb segment files' layouts", () => {
     bytes[digit] = bytes[digit] === 0x30 ? 0x31 : 0x30;
     await writeFile(path, bytes);
     assert.throws(() => readSnapshot(path, { low: "" }, layouts), /checksum does not match/);
+  });
+
+  it("reads again only the blocks of the lines asked for, each checked against its CRC", async () => {
+    const bytes = segmentBytes(200);
+    const path = await segmentFile(bytes);
+    const layouts = new FileLayouts(8);
+    const first = readSnapshot(path, { low: "" }, layouts);
+    assert.equal(first.layout?.blocks.length, 13);
+    first.close();
+    // A byte of line 3 rots (the record's `n`), after the file was read whole.
+    const rotten = Buffer.from(bytes);
+    const at = rotten.indexOf('"n":3}');
+    rotten[at + 4] = 0x38;
+    await writeFile(path, rotten);
+    // Read on its layout, the lines of other blocks are read and answered, its own is not.
+    const again = readSnapshot(path, { low: "" }, layouts);
+    again.need(80, 96);
+    assert.equal(nAt(again, 85), 85);
+    assert.equal(nAt(again, 199), 199);
+    assert.throws(() => again.lineAt(3), /checksum does not match its content \(lines 2 to 17\)/);
+    again.close();
+    // Read whole (no layout known), the file fails its checksum as a whole.
+    assert.throws(() => readSnapshot(path, { low: "" }, new FileLayouts(8)), /checksum/);
+  });
+
+  it("reads the file it opened, not one renamed over it while the snapshot is in use", async () => {
+    const path = await segmentFile(segmentBytes(40));
+    const layouts = new FileLayouts(8);
+    readSnapshot(path, { low: "" }, layouts).close();
+    const snapshot = readSnapshot(path, { low: "" }, layouts);
+    // Compaction writes a file aside and renames it over the segment's.
+    await writeFile(`${path}.tmp`, segmentBytes(40, 39));
+    await rename(`${path}.tmp`, path);
+    assert.equal(nAt(snapshot, 39), 39);
+    snapshot.close();
+    assert.throws(() => snapshot.lineAt(20), /closed/);
+    assert.equal(linesOf(readSnapshot(path, { low: "" }, layouts))[39]?.n, -1);
   });
 
   it("keeps at most its bound, forgetting the least recently used", async () => {

@@ -11,7 +11,10 @@
  * - S5, a page of 100 in a random 5 s date window among 100,000 submissions, with the
  *   authentication reads on both sides (API key, account, form, roles), each server warmed
  *   up first ({@link S5_WARM_UP_PAGES}): p50 at most 1.0 ×, and beside it the server's CPU
- *   per page, which a loaded machine disturbs less;
+ *   per page, which a loaded machine disturbs less. The S5 servers (ours, the anchor and
+ *   the two bare pages below) are up at once and answer their pages in turn, the same
+ *   windows in the same order, so that a burst of load on the shared machine meets them
+ *   alike;
  * - the server's CPU per S2 over a fixed count, and its resident memory after that count
  *   from a fresh store: at most 1.2 × the anchor's and at most idle + 64 MiB; the memory
  *   store's CPU at most lowdb's. Every server of ours runs with `npm start`'s Node flags and
@@ -20,10 +23,12 @@
  *   `node server.js`, once more with our flags, to show what the flags alone are worth;
  * - the bare itty-router JSON handler of `submission-server.ts`, served the same way: the
  *   floor of the request path on this machine, without a goal; beside it, calibration rows
- *   that show what room a goal leaves: the same handler with 50 µs of CPU added to each S2,
- *   the same bare S2 on Fastify (`bench/anchor/bare.js`), and a bare S5 page on each stack
- *   (100 records parsed from their texts and answered with `JSON.stringify`, no store and
- *   no authentication).
+ *   that show what room a goal leaves: the same handler with 25 and 50 µs of CPU added to
+ *   each S2, the same bare S2 on Fastify (`bench/anchor/bare.js`) with its CPU per S2, the
+ *   CPU each stack spends on S2 above its own bare handler (the work S2 itself does: ours
+ *   over itty-router, the anchor's over Fastify), and a bare S5 page on each stack (100
+ *   records parsed from their texts and answered with `JSON.stringify`, no store and no
+ *   authentication).
  * Run: `node --conditions=formwork-source --import tsx bench/versus-anchor.bench.ts`
  * (`npm run bench` runs it). `BENCH_S2_COUNT` sets the fixed count (100,000), `BENCH_ROUNDS`
  * the rounds (3).
@@ -141,15 +146,33 @@ function costOf(served: Case) {
   });
 }
 
+/** A server answering S5, and the credential headers its pages carry. */
+interface Lister {
+  served: Case;
+  tokens: Record<string, string>;
+}
+
 /**
  * S5's p50 in ms over {@link PAGES} pages in random windows, after a few to warm up, and
- * the server's CPU µs per page (which a loaded machine disturbs less).
+ * the server's CPU µs per page (which a loaded machine disturbs less), for each of
+ * `listers`: up at once, each answering a page in turn, every one the same windows.
  */
-function pages(served: Case, tokens: Record<string, string>, firstMs: number) {
-  return serve(served, async (server, formId) => {
-    let seed = 1;
-    const page = async () => {
-      seed = (seed * 48271) % 2147483647;
+async function pagesInTurn(listers: Lister[], firstMs: number) {
+  const up: { server: StandaloneServer; formId: string; tokens: Record<string, string> }[] = [];
+  const serveAll = (rest: Lister[]): Promise<{ p50: number; cpu: number }[]> => {
+    const [next, ...others] = rest;
+    if (!next) return measure();
+    return serve(next.served, (server, formId) => {
+      up.push({ server, formId, tokens: next.tokens });
+      return serveAll(others);
+    });
+  };
+  const measure = async () => {
+    const seeds = up.map(() => 1);
+    const page = async (n: number) => {
+      const { server, formId, tokens } = up[n] as (typeof up)[number];
+      const seed = ((seeds[n] as number) * 48271) % 2147483647;
+      seeds[n] = seed;
       const from = firstMs + Math.min(seed % SIZE, SIZE - WINDOW_MS);
       const query = `?batchSize=100&dateFrom=${from}&dateTo=${from + WINDOW_MS}`;
       const url = `${server.base}/api/restricted/form/${formId}/submissions${query}`;
@@ -159,12 +182,18 @@ function pages(served: Case, tokens: Record<string, string>, firstMs: number) {
       if (answer.results?.length !== 100) throw new Error(`S5: ${response.status}`);
       return performance.now() - started;
     };
-    for (let i = 0; i < S5_WARM_UP_PAGES; i++) await page();
-    const before = cpuSeconds(server.pid);
-    const times: number[] = [];
-    for (let i = 0; i < PAGES; i++) times.push(await page());
-    return { p50: median(times), cpu: ((cpuSeconds(server.pid) - before) * 1e6) / PAGES };
-  });
+    for (let i = 0; i < S5_WARM_UP_PAGES; i++) for (let n = 0; n < up.length; n++) await page(n);
+    const before = up.map(({ server }) => cpuSeconds(server.pid));
+    const times: number[][] = up.map(() => []);
+    for (let i = 0; i < PAGES; i++) {
+      for (let n = 0; n < up.length; n++) times[n]?.push(await page(n));
+    }
+    return up.map(({ server }, n) => ({
+      p50: median(times[n] ?? []),
+      cpu: ((cpuSeconds(server.pid) - (before[n] as number)) * 1e6) / PAGES,
+    }));
+  };
+  return serveAll(listers);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
@@ -215,6 +244,7 @@ const fresh = {
     flags: npmStartFlags,
   }),
   bare: async () => bare(),
+  "bare Fastify": async () => bareFastify,
   "npm start": async (): Promise<Case> => ({
     env: {
       DATA_DIR: await mkdtemp(join(scratch, "standalone-")),
@@ -317,6 +347,11 @@ const rows: Row[] = [
   },
   { figure: "calibration: S2 req/s, bare itty-router handler", ours: "S2 bare" },
   {
+    figure: "calibration: S2 req/s, bare handler + 25 µs of CPU per post",
+    ours: "S2 bare+25",
+    theirs: "S2 NORMAL",
+  },
+  {
     figure: "calibration: S2 req/s, bare handler + 50 µs of CPU per post",
     ours: "S2 bare+50",
     theirs: "S2 NORMAL",
@@ -339,6 +374,17 @@ const rows: Row[] = [
     digits: 2,
   },
   { figure: "calibration: server CPU µs per request, bare handler", ours: "CPU bare", digits: 1 },
+  {
+    figure: "calibration: server CPU µs per request, bare Fastify handler",
+    ours: "CPU bare Fastify",
+    digits: 1,
+  },
+  {
+    figure: "calibration: CPU µs per S2 above the bare handler, lowdb (anchor: above Fastify's)",
+    ours: "CPU lowdb above bare",
+    theirs: "CPU anchor above bare",
+    digits: 1,
+  },
 ];
 
 try {
@@ -363,26 +409,37 @@ try {
     note("S2 machine", await rateOf(held("machine")));
     note("S2 FULL", await rateOf(anchor(sqliteWritten, "FULL")));
     note("S2 bare", await rateOf(bare()));
+    note("S2 bare+25", await rateOf(bare(25)));
     note("S2 bare+50", await rateOf(bare(50)));
     note("S2 bare Fastify", await rateOf(bareFastify));
     const listing = formwork(
       { BENCH_HANDLER: "formwork", DATA_DIR: lowdb.directory },
       lowdb.formId,
     );
-    const ours = await pages(listing, lowdb.tokens, lowdb.firstMs);
-    const theirs = await pages(anchor(sqlite, "NORMAL"), sqlite.tokens, lowdb.firstMs);
-    note("S5 lowdb", ours.p50);
-    note("S5 SQLite", theirs.p50);
-    note("S5 CPU lowdb", ours.cpu);
-    note("S5 CPU SQLite", theirs.cpu);
-    note("S5 bare", (await pages(bare(), {}, lowdb.firstMs)).p50);
-    note("S5 bare Fastify", (await pages(bareFastify, {}, lowdb.firstMs)).p50);
+    const [ours, theirs, bareItty, bareOnFastify] = await pagesInTurn(
+      [
+        { served: listing, tokens: lowdb.tokens },
+        { served: anchor(sqlite, "NORMAL"), tokens: sqlite.tokens },
+        { served: bare(), tokens: {} },
+        { served: bareFastify, tokens: {} },
+      ],
+      lowdb.firstMs,
+    );
+    note("S5 lowdb", ours?.p50 ?? Number.NaN);
+    note("S5 SQLite", theirs?.p50 ?? Number.NaN);
+    note("S5 CPU lowdb", ours?.cpu ?? Number.NaN);
+    note("S5 CPU SQLite", theirs?.cpu ?? Number.NaN);
+    note("S5 bare", bareItty?.p50 ?? Number.NaN);
+    note("S5 bare Fastify", bareOnFastify?.p50 ?? Number.NaN);
     for (const [name, make] of Object.entries(fresh)) {
       const cost = await costOf(await make());
       note(`CPU ${name}`, cost.cpu);
       note(`RSS ${name}`, cost.after);
       note(`rise ${name}`, cost.after - cost.idle);
     }
+    const cpu = (name: string) => figures[`CPU ${name}`]?.at(-1) ?? Number.NaN;
+    note("CPU lowdb above bare", cpu("lowdb") - cpu("bare"));
+    note("CPU anchor above bare", cpu("anchor") - cpu("bare Fastify"));
     console.log(`round ${round} of ${ROUNDS} done: ${JSON.stringify(figures)}`);
   }
   printTable(figures);

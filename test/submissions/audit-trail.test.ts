@@ -145,6 +145,12 @@ describe("audit trail", () => {
         "email_settings_changed",
         [],
       );
+      // The checkout hands the payment provider the respondent's e-mail address.
+      expect(
+        await call("POST", section("paymentsettings"), alice, { enabled: false }),
+        "payment_settings_changed",
+        [],
+      );
       // Other sections are not who sees the submissions: no entry.
       const thanks = { thanks_behaviour: "inline_message" };
       assert.equal((await call("POST", section("thankspagesettings"), alice, thanks)).status, 200);

@@ -29,6 +29,7 @@ export type AuditAction =
   | "webhook_removed"
   | "destination_settings_changed"
   | "email_settings_changed"
+  | "payment_settings_changed"
   | "form_deleted";
 
 /** Who did it and from where: built once per request by the routes. */

@@ -76,6 +76,8 @@ export type PaymentSettings = v.InferOutput<typeof schema>;
 export const paymentSettings: SettingsSection<PaymentSettings> = {
   name: "paymentsettings",
   schema,
+  // The checkout hands the provider the respondent's e-mail address (`payment-due.ts`).
+  audited: "payment_settings_changed",
   issues(value, definition, configuration) {
     const check = definitionChecks(definition);
     const name = value.amount_field;

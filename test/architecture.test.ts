@@ -519,6 +519,7 @@ describe("the public API, one entry per audience", () => {
       "isNetworkFailure",
       "isNotFound",
       "isServiceQuery",
+      "leadingId",
       "orderFieldsOf",
       "patchApplies",
       "queryAll",

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  answerJson,
-  idOfJson,
-  withJsonTexts,
-  withLazyJsonArray,
-} from "../src/kernel/json-texts.ts";
+import { answerJson, withJsonTexts, withLazyJsonArray } from "../src/kernel/json-texts.ts";
 
 describe("answers written from the store's texts", () => {
   const records = [
@@ -76,16 +71,6 @@ describe("answers written from the store's texts", () => {
     const accessor = (answer: object) => Object.getOwnPropertyDescriptor(answer, "results");
     assert.ok(accessor(one)?.get);
     assert.equal(accessor(one)?.get, accessor(two)?.get);
-  });
-
-  it("reads an id first in an object's JSON text, as a string of its own", () => {
-    for (const object of [{ id: "abc", x: "\\" }, { id: "ü€ 😀" }, { id: "" }]) {
-      assert.equal(idOfJson(JSON.stringify(object)), object.id);
-    }
-    for (const object of [{ id: 'a"b' }, { id: "a\\b" }, { x: 1, id: "a" }, { id: 1 }]) {
-      assert.equal(idOfJson(JSON.stringify(object)), undefined, JSON.stringify(object));
-    }
-    assert.equal(idOfJson(undefined), undefined);
   });
 
   it("writes anything else exactly as JSON.stringify", () => {

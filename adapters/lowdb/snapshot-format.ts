@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import { crc32 } from "node:zlib";
 import type { Scalar, StoreRecord } from "formwork/ports";
-import { compareValues } from "formwork/ports/kit";
+import { compareValues, leadingId } from "formwork/ports/kit";
 import { checkSeal, sealLines } from "./checksums.ts";
 import { SnapshotCorruptError } from "./errors.ts";
 
@@ -364,7 +364,6 @@ export function parseRecordJson(json: string): StoreRecord {
 
 const RECORD_OPENING = '{"record":';
 const ETAG_OPENING = ',"etag":"';
-const ID_OPENING = '{"id":"';
 
 /**
  * A record line cut into the record's text and its etag without parsing it, `null` unless
@@ -380,18 +379,6 @@ function recordParts(text: string): { json: string; etag: string } | null {
   const etag = text.slice(etagStart + ETAG_OPENING.length, text.length - 2);
   if (etag.includes("\\") || etag.includes('"')) return null;
   return { json: text.slice(RECORD_OPENING.length, etagStart), etag };
-}
-
-/**
- * The id of a record whose text `json` opens with it, `undefined` when it does not or when
- * it holds an escape: JSON as `JSON.stringify` writes it has each key once, and a string
- * without a backslash is its own text.
- */
-function leadingId(json: string): string | undefined {
-  if (!json.startsWith(ID_OPENING)) return undefined;
-  const end = json.indexOf('"', ID_OPENING.length);
-  const id = end < 0 ? undefined : json.slice(ID_OPENING.length, end);
-  return id?.includes("\\") ? undefined : id;
 }
 
 function parse(text: string, path: string, line?: number): unknown {

@@ -127,19 +127,3 @@ function arrayJson(items: readonly unknown[], known: readonly (string | undefine
 function unbuilt(fields: object, key: string): boolean {
   return Object.getOwnPropertyDescriptor(fields, key)?.get !== undefined;
 }
-
-const ID_OPENING = '{"id":"';
-
-/**
- * The `id` of the object whose `JSON.stringify` text is `json`, read from the text: when it
- * is the object's first field and a string without escapes (then its text is its value, and
- * `JSON.stringify` writes each key once); `undefined` otherwise, or when `json` is none.
- * A string of its own, not a slice of `json`: V8 keeps a slice's whole string alive, and
- * these ids outlive the texts (S5's audit entry keeps them until compaction).
- */
-export function idOfJson(json: string | undefined): string | undefined {
-  if (!json?.startsWith(ID_OPENING)) return undefined;
-  const end = json.indexOf('"', ID_OPENING.length);
-  if (end < 0 || json.lastIndexOf("\\", end) >= ID_OPENING.length) return undefined;
-  return JSON.parse(json.slice(ID_OPENING.length - 1, end + 1)) as string;
-}

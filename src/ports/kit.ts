@@ -2,7 +2,7 @@
  * The adapter kit, published as `formwork/ports/kit`: the helpers that make an adapter as good
  * as the built-in ones without writing them again. The reference meaning of a query
  * (`evaluateQuery`) and the queries the service issues (`serviceQueries`), what a batch checks
- * and writes (`checkBatch`, `checkBatchOp`, `batchOpRecord`), record copies and etags, the
+ * and writes (`checkBatch`, `checkBatchOp`, `batchOpRecord`), record copies and etags, a record's id read from its JSON text (`leadingId`), the
  * tests that tell "not found" and "unreachable" from real faults, the headers of a download,
  * writes that retry on conflict, and the full scan of a store that lists its partitions. The contracts these serve are `formwork/ports`
  * (`index.ts`); nothing here is part of them.
@@ -24,6 +24,7 @@ export {
 } from "./partition-scan.ts";
 export { queryAll } from "./query-all.ts";
 export { copyRecord } from "./record-copy.ts";
+export { leadingId } from "./record-texts.ts";
 export {
   type ConditionOp,
   conditionFieldsOf,

@@ -8,12 +8,12 @@ import { describe, it } from "node:test";
 import { createMemoryStore } from "../../adapters/memory/index.ts";
 import { benchSubmission, formBody } from "../../bench/seeded-form.ts";
 import {
+  idOfSubmissionText,
   publicSubmission,
   publicSubmissionText,
   type SubmissionRecord,
 } from "../../src/domain/records/submission-record.ts";
 import { createFormService } from "../../src/index.ts";
-import { idOfJson } from "../../src/kernel/json-texts.ts";
 import { request, type TestUser } from "../helpers.ts";
 
 describe("the layout of a submission's record", () => {
@@ -40,7 +40,7 @@ describe("the layout of a submission's record", () => {
     assert.deepEqual(record, seeded);
     const json = JSON.stringify(record);
     assert.equal(publicSubmissionText(json), JSON.stringify(publicSubmission(record)));
-    assert.equal(idOfJson(publicSubmissionText(json)), record.id);
+    assert.equal(idOfSubmissionText(publicSubmissionText(json) as string), record.id);
     await service.close();
   });
 

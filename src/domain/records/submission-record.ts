@@ -1,5 +1,6 @@
 import type { Timestamps } from "../../kernel/timestamps.ts";
 import type { PaymentStatus } from "../../ports/payments.ts";
+import { leadingId } from "../../ports/record-texts.ts";
 import type { Device } from "./device.ts";
 
 /** One submitted value, as the interface writes it. */
@@ -179,6 +180,16 @@ const bookkeeping = [
 /** What {@link publicSubmission} leaves out, by its type: `bookkeeping` must name just these. */
 type LeftOut = Exclude<keyof SubmissionRecord, keyof ReturnType<typeof publicSubmission>>;
 type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * The id of a record read from S5's text of it ({@link publicSubmissionText}), as a string
+ * of its own: V8 keeps a slice's whole string alive, and the ids outlive the texts (S5's
+ * audit entry keeps them until compaction). `undefined` when the text does not open with it.
+ */
+export function idOfSubmissionText(text: string): string | undefined {
+  const id = leadingId(text);
+  return id === undefined ? undefined : (JSON.parse(`"${id}"`) as string);
+}
 
 /** How a record S2 wrote ends when it holds no inventory and no file (`submissionOf`). */
 const heldNothing = ',"inventory_taken":[],"attachments_held":[]}';

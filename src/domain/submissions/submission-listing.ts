@@ -1,4 +1,4 @@
-import { idOfJson, withLazyJsonArray } from "../../kernel/json-texts.ts";
+import { withLazyJsonArray } from "../../kernel/json-texts.ts";
 import type { Condition } from "../../ports/store.ts";
 import { containerQuery } from "../attachments/signed-links.ts";
 import { type AuditSource, appendAudit } from "../audit/index.ts";
@@ -8,6 +8,7 @@ import { roleNames } from "../forms/roles.ts";
 import { collections } from "../records/collections.ts";
 import {
   attachmentView,
+  idOfSubmissionText,
   ownedPublicSubmission,
   publicSubmissionText,
   type SubmissionRecord,
@@ -59,7 +60,8 @@ export async function listSubmissions(
     const text = item.json === undefined ? undefined : publicSubmissionText(item.json);
     texts.push(text);
     if (text === undefined) untold.push(item.record);
-    ids.push(idOfJson(text) ?? item.record.id);
+    const id = text === undefined ? undefined : idOfSubmissionText(text);
+    ids.push(id ?? item.record.id);
   }
   // A record told by its text holds no file (`attachments_held` is empty): only the others may.
   const attachments = untold.length > 0 ? await attachmentsOf(ctx, access, untold) : [];

@@ -1,12 +1,12 @@
 import type { FileLayout } from "./snapshot-format.ts";
 
 /**
- * What reading each segment file found (`FileLayout`: its header parsed, its line
- * starts), by path, for the pages that read files of segments that are not loaded: the
- * least recently used are forgotten beyond `max` (docs/design.md §18, "Range reads"). A
- * layout is only ever used for a file that is as long and opens with the same first line,
- * and its checksum is checked all the same, so a forgotten or stale one costs a parse of
- * the header, nothing else.
+ * What reading each segment file whole found (`FileLayout`: its header parsed, its line
+ * starts, its blocks' CRCs), by path, for the pages that read files of segments that are
+ * not loaded: the least recently used are forgotten beyond `max` (docs/design.md §18,
+ * "Range reads"). A layout is only ever used for a file that opens with the very same first
+ * line, and each block read on it is checked against its CRC, so a forgotten or stale one
+ * costs a whole read of the file, nothing else.
  */
 export class FileLayouts {
   readonly #max: number;

@@ -51,10 +51,11 @@ export interface LowdbStoreOptions {
   maxLoadedSegments?: number;
   /**
    * How many segment files' layouts are remembered: a page reads the files of segments that
-   * are not loaded, and parses each file's first line (the order index) and finds its line
-   * starts once, then again only once the file changed (its first line did, as its
-   * checksum does on every rewrite); the checksum is checked on every read. About 16 KB
-   * each for files of 200 records with one order field: 8 MB at the default. @default 512
+   * are not loaded, whole the first time (checked against the file's checksum, its first
+   * line parsed, its line starts and its blocks' CRCs taken), and then, while the file keeps
+   * its first line (every rewrite changes it), only the blocks of the lines it needs, each
+   * checked. About 16 KB each for files of 200 records with one order field: 8 MB at the
+   * default. @default 512
    */
   maxFileLayouts?: number;
   /**
@@ -89,8 +90,8 @@ export interface LowdbStoreOptions {
  * Creates a lowdb store over `options.directory`. Touches no file until `open()` or the
  * first call, which lock the directory and replay its journal.
  * @throws {RangeError} when `segmentSize`, `maxLoadedSegments`, `maxFileLayouts` or
- *   `journalBytes` is not a
- *   positive integer, or `durability` is neither `"process"` nor `"machine"`
+ *   `journalBytes` is not a positive integer, or `durability` is neither `"process"` nor
+ *   `"machine"`
  */
 export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   const durability = options.durability ?? "process";

@@ -22,8 +22,8 @@ export class PartitionView {
   #epoch = 0;
 
   /**
-   * @param held the store's bounds: on loaded segments, and on what checking segment files
-   *   found, which pages reuse (`snapshotAt`)
+   * @param held the store's bounds: on loaded segments, and on what reading segment files
+   *   whole found, which pages reuse (`snapshotAt`)
    * @param orderFields the fields segment files index, for `readPage`
    */
   constructor(
@@ -130,9 +130,10 @@ export class PartitionView {
   /**
    * The file of the segment at `index`, read but neither loaded nor cached: a page reads a
    * segment that is not loaded this way, parsing only the lines it needs. Only for a segment
-   * that is not loaded (a loaded one may hold changes its file does not). Its checksum is
-   * checked on every read, its header parsed once while the file stays unchanged
-   * (`FileLayouts`). Use it at once, before anything awaited (see `readSnapshot`).
+   * that is not loaded (a loaded one may hold changes its file does not). Read whole and
+   * checked once, then only in the blocks a page needs, each checked, while the file stays
+   * unchanged (`FileLayouts`). Use it at once, before anything awaited, and close it (see
+   * `readSnapshot`).
    */
   snapshotAt(manifest: Manifest, index: number): SegmentSnapshot {
     const file = (manifest.entries[index] as ManifestEntry).file;

@@ -118,7 +118,7 @@ export class SegmentSnapshot {
   readonly legacy: boolean = false;
   /** Whether the file carries a checksum (it was checked): not so in the older formats. */
   readonly sealed: boolean = false;
-  /** What checking the file found, when it is sealed: pass it as `known` to read it again. */
+  /** What reading the sealed file whole found: pass it as `known` to read the file again. */
   readonly layout: FileLayout | undefined;
 
   /**
@@ -318,7 +318,8 @@ export class SegmentSnapshot {
    * The record on record line `line` (from `candidates`) as its JSON text, its id and its
    * etag, read from the line without parsing it, or `undefined` if outside the range; `null`
    * when the line is not laid out as `encodeSegment` writes it with an id first (then use
-   * `lineAt`). The file was checked whole, so the text is the record `encodeSegment` wrote.
+   * `lineAt`). Its bytes were checked (the whole file, or the line's block), so the text is
+   * the record `encodeSegment` wrote.
    */
   textAt(line: number): { json: string; id: string; etag: string } | undefined | null {
     const parts = recordParts(this.#textAt(line));
@@ -356,7 +357,7 @@ function blockEnd(starts: readonly number[], first: number): number {
 /**
  * Parses a record's text that `SegmentSnapshot.textAt` gave (a page hands it out unparsed).
  * @throws {SnapshotCorruptError} when it is not JSON: not as `encodeSegment` wrote it, though
- *   the file's checksum matched
+ *   its bytes matched their checksum
  */
 export function parseRecordJson(json: string): StoreRecord {
   return parse(json, "a segment file read by a page", 0) as StoreRecord;

@@ -405,7 +405,7 @@ function unparsed<T>(etag: string, json: string): Stored<T> {
  * The accessor of every unparsed `Stored`'s `record`, one for all: an accessor of functions
  * made for one object gives V8 a hidden class for that object alone, whose getter keeps
  * the page's lines alive past collections of the young generation (docs/design.md §18).
- * The text comes from a file whose checksum matched, as `encodeSegment` wrote it.
+ * The text comes from bytes that matched their checksum, as `encodeSegment` wrote it.
  */
 const recordAccessor: PropertyDescriptor = {
   get(this: Stored<unknown>) {
